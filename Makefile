@@ -1,0 +1,39 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+# Both create .venv when missing and install what they need; a stamp file
+# keeps the install step fast when pyproject.toml has not changed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test lint typecheck pytest services bench bench-quick clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/order_support.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests examples bench scripts
+	$(BIN)/ruff format --check src tests examples bench scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+services: $(STAMP)
+	bash scripts/ensure-services.sh
+
+pytest: $(STAMP) services
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

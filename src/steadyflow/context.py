@@ -1,0 +1,183 @@
+"""Contexts handed to flows, callbacks and tools.
+
+They sit at the bottom of the runtime, below flows and tools, because flows
+and tools create them; agents only read them. ``InvocationContext`` is one
+invocation's shared state (session, run config, the LLM call budget);
+``CallbackContext`` and ``ToolContext`` are the narrow views that user code
+gets, with state writes recorded as a delta on the event being built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import uuid
+from collections.abc import Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from .errors import LlmCallsLimitExceededError
+from .events import EventActions
+from .run_config import RunConfig
+from .sessions.base import BaseSessionService, Session
+from .types import Content
+
+if TYPE_CHECKING:
+    from .agents.base_agent import BaseAgent
+
+__all__ = ["CallbackContext", "InvocationContext", "LlmCallBudget", "State", "ToolContext"]
+
+logger = logging.getLogger("steadyflow.context")
+
+
+def new_invocation_id() -> str:
+    """A fresh invocation id (``e-`` prefixed, like the events it groups)."""
+    return "e-" + uuid.uuid4().hex
+
+
+class LlmCallBudget:
+    """The per-invocation count of provider attempts against ``max_llm_calls``.
+
+    ``increment()`` is called immediately before every provider attempt,
+    retries included, and raises once the limit would be passed.
+    """
+
+    __slots__ = ("count", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def increment(self) -> None:
+        """Count one attempt; raise ``LlmCallsLimitExceededError`` past the limit."""
+        if self.limit > 0 and self.count >= self.limit:
+            raise LlmCallsLimitExceededError(self.limit)
+        self.count += 1
+
+
+@dataclasses.dataclass(eq=False, kw_only=True)
+class InvocationContext:
+    """Everything one invocation's flow needs.
+
+    ``agent`` is the agent currently running; a transfer makes a copy for the
+    new agent that shares the session, budget and end flag.
+    """
+
+    invocation_id: str
+    agent: BaseAgent
+    session: Session
+    session_service: BaseSessionService
+    run_config: RunConfig
+    user_content: Content | None = None
+    branch: str | None = None
+    budget: LlmCallBudget
+    end_invocation: bool = False
+    live_request_queue: Any = None
+
+    def increment_llm_call_count(self) -> None:
+        """Count one provider attempt against ``max_llm_calls``."""
+        self.budget.increment()
+
+    def for_agent(self, agent: BaseAgent, branch: str | None = None) -> InvocationContext:
+        """A context for ``agent`` in the same invocation."""
+        return dataclasses.replace(
+            self, agent=agent, branch=branch if branch is not None else self.branch
+        )
+
+
+class State(MutableMapping[str, Any]):
+    """Session state as user code sees it: reads the session, records writes.
+
+    Writes land in the pending event's ``state_delta`` (and are visible to
+    later reads at once); they reach the session when the event is appended.
+    """
+
+    def __init__(self, base: dict[str, Any], delta: dict[str, Any]) -> None:
+        self._base = base
+        self._delta = delta
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._delta:
+            return self._delta[key]
+        return self._base[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._delta[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError("state keys cannot be deleted; set the key to None instead")
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._base
+        yield from (k for k in self._delta if k not in self._base)
+
+    def __len__(self) -> int:
+        return len(self._base) + sum(1 for k in self._delta if k not in self._base)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict of the current values."""
+        return {**self._base, **self._delta}
+
+    def has_delta(self) -> bool:
+        """True when something was written."""
+        return bool(self._delta)
+
+
+class CallbackContext:
+    """What a model or agent callback can see and change.
+
+    Attributes:
+        invocation_context: the running invocation (read-only use expected).
+        actions: the actions of the event being built; state writes go to
+            ``actions.state_delta``.
+    """
+
+    def __init__(
+        self, invocation_context: InvocationContext, actions: EventActions | None = None
+    ) -> None:
+        self.invocation_context = invocation_context
+        self.actions = actions if actions is not None else EventActions()
+        self._state = State(invocation_context.session.state, self.actions.state_delta)
+
+    @property
+    def state(self) -> State:
+        """Session state with this callback's pending writes."""
+        return self._state
+
+    @property
+    def agent_name(self) -> str:
+        """Name of the agent running now."""
+        name: str = self.invocation_context.agent.name
+        return name
+
+    @property
+    def invocation_id(self) -> str:
+        """Id of the current invocation."""
+        return self.invocation_context.invocation_id
+
+    @property
+    def user_content(self) -> Content | None:
+        """The user message that started the invocation."""
+        return self.invocation_context.user_content
+
+    @property
+    def session(self) -> Session:
+        """The session (treat as read-only)."""
+        return self.invocation_context.session
+
+
+class ToolContext(CallbackContext):
+    """What a tool function can see and change.
+
+    A tool asks for it by declaring a parameter named ``tool_context``.
+    Setting ``actions.transfer_to_agent``, ``actions.escalate`` or
+    ``actions.skip_summarization`` steers the flow after the tool runs.
+    """
+
+    def __init__(
+        self,
+        invocation_context: InvocationContext,
+        function_call_id: str | None = None,
+        actions: EventActions | None = None,
+    ) -> None:
+        super().__init__(invocation_context, actions)
+        self.function_call_id = function_call_id

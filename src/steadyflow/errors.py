@@ -1,0 +1,201 @@
+"""Every exception steadyflow raises, in one shallow tree.
+
+::
+
+    SteadyflowError
+    ├── ConfigurationError (also ValueError)   bad arguments, bad templates
+    │   ├── MissingStateKeyError               {key} in an instruction, not in state
+    │   └── ModelNotFoundError                 a model name no registry pattern matches
+    ├── LlmCallsLimitExceededError             RunConfig.max_llm_calls reached
+    ├── AgentNotFoundError                     transfer to an agent that is not there
+    ├── ModelError                             a provider call failed
+    │   ├── ModelHTTPError                     the provider answered with an error status
+    │   ├── ModelConnectionError               no answer: refused, reset, DNS
+    │   ├── ModelTimeoutError                  no answer in time
+    │   ├── ModelResponseError                 an answer that could not be parsed
+    │   └── CircuitOpenError                   the breaker for this model is open
+    └── SessionError                           the session store refused
+        ├── SessionNotFoundError
+        ├── StaleSessionError                  another writer appended first
+        └── SchemaVersionError                 the database is from a newer steadyflow
+
+Model errors carry ``status_code``, ``retry_after`` (seconds, the provider's
+own wait hint), lower-cased ``headers`` and the provider's ``body``; provider
+adapters raise them with the SDK's exception as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "AgentNotFoundError",
+    "CircuitOpenError",
+    "ConfigurationError",
+    "LlmCallsLimitExceededError",
+    "MissingStateKeyError",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelHTTPError",
+    "ModelNotFoundError",
+    "ModelResponseError",
+    "ModelTimeoutError",
+    "SchemaVersionError",
+    "SessionError",
+    "SessionNotFoundError",
+    "StaleSessionError",
+    "SteadyflowError",
+]
+
+
+class SteadyflowError(Exception):
+    """Base of every steadyflow exception."""
+
+
+class ConfigurationError(SteadyflowError, ValueError):
+    """An argument, template or setting is invalid; the message names it."""
+
+
+class MissingStateKeyError(ConfigurationError, KeyError):
+    """An instruction uses ``{key}`` but the session state has no such key."""
+
+    def __init__(self, key: str, agent_name: str) -> None:
+        self.key = key
+        self.agent_name = agent_name
+        super().__init__(
+            f"instruction of agent {agent_name!r} uses {{{key}}} but state has no {key!r}; "
+            f"set it in state or write {{{key}?}} to make it optional"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ModelNotFoundError(ConfigurationError):
+    """No registered pattern matches a model name."""
+
+
+class LlmCallsLimitExceededError(SteadyflowError):
+    """The invocation reached ``RunConfig.max_llm_calls``.
+
+    Never retried and never passed to on-model-error callbacks: it is the last
+    defence against a model that keeps calling tools forever.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"max_llm_calls ({limit}) exceeded for this invocation")
+
+
+class AgentNotFoundError(SteadyflowError):
+    """A transfer named an agent that is not in the agent tree."""
+
+
+class ModelError(SteadyflowError):
+    """A provider call failed.
+
+    Attributes:
+        provider: the provider's short name ("openai", "gemini", ...), if known.
+        status_code: the HTTP status, when the provider answered.
+        retry_after: the provider's wait hint in seconds, when it gave one.
+        headers: response headers, names lower-cased.
+        body: the provider's error body (parsed JSON or text).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status_code: int | None = None,
+        retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status_code = status_code
+        self.retry_after = retry_after
+        self.headers: dict[str, str] = {k.lower(): v for k, v in (headers or {}).items()}
+        self.body = body
+
+
+class ModelHTTPError(ModelError):
+    """The provider answered with an error status."""
+
+    status_code: int
+
+    def __init__(
+        self,
+        status_code: int,
+        message: str | None = None,
+        *,
+        provider: str | None = None,
+        retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+    ) -> None:
+        text = message or f"provider returned HTTP {status_code}"
+        super().__init__(
+            text,
+            provider=provider,
+            status_code=status_code,
+            retry_after=retry_after,
+            headers=headers,
+            body=body,
+        )
+
+
+class ModelConnectionError(ModelError):
+    """The provider could not be reached or dropped the connection."""
+
+
+class ModelTimeoutError(ModelError):
+    """The provider did not answer in time."""
+
+
+class ModelResponseError(ModelError):
+    """The provider answered with something that could not be parsed."""
+
+
+class CircuitOpenError(ModelError):
+    """The circuit breaker for this model is open: the call fails fast."""
+
+
+class SessionError(SteadyflowError):
+    """The session store refused an operation."""
+
+
+class SessionNotFoundError(SessionError, LookupError):
+    """No session with this app, user and id."""
+
+    def __init__(self, app_name: str, user_id: str, session_id: str) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} not found for app {app_name!r}, user {user_id!r}; "
+            "create it first with session_service.create_session(...)"
+        )
+
+
+class StaleSessionError(SessionError):
+    """Another writer appended to the session after this copy was loaded.
+
+    Reload the session and retry the turn; nothing of this append was stored.
+    """
+
+    def __init__(self, session_id: str, expected_revision: int, actual_revision: int) -> None:
+        self.session_id = session_id
+        self.expected_revision = expected_revision
+        self.actual_revision = actual_revision
+        super().__init__(
+            f"session {session_id!r} was changed by another writer "
+            f"(revision {actual_revision}, this copy has {expected_revision}); "
+            "reload the session and retry the turn"
+        )
+
+
+class SchemaVersionError(SessionError):
+    """The session database was written by a newer schema than this code knows."""

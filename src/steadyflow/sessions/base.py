@@ -1,0 +1,102 @@
+"""``Session`` and ``BaseSessionService``: the contract every session store keeps.
+
+A session's events are the only transcript of a conversation. Stores keep
+these promises, proven by one shared test suite run against each of them:
+
+- partial events are never stored; ``temp:`` state is never stored;
+- ``append_event`` stores the event and applies its state delta together,
+  or raises and stores nothing; the same event id twice is stored once;
+- every append bumps ``Session.revision``; appending through a copy whose
+  revision is behind the store's raises ``StaleSessionError``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from abc import ABC, abstractmethod
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..events import Event
+from .state import split_delta
+
+__all__ = ["BaseSessionService", "Session", "apply_event_locally"]
+
+
+class Session(BaseModel):
+    """One conversation of one user with one app.
+
+    ``state`` is the merged view: the session's own keys plus the app's
+    (``app:``) and the user's (``user:``) shared keys.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    app_name: str
+    user_id: str
+    state: dict[str, Any] = Field(default_factory=dict)
+    events: list[Event] = Field(default_factory=list)
+    last_update_time: float = Field(default_factory=time.time)
+    revision: int = 0
+
+
+def apply_event_locally(session: Session, event: Event) -> Event:
+    """Apply ``event`` to the caller's copy of ``session`` after a store commit.
+
+    Returns the event as stored: ``temp:`` keys are kept in the copy's state
+    for the rest of the invocation but dropped from the stored delta.
+    """
+    delta = event.actions.state_delta
+    if delta:
+        scoped = split_delta(delta)
+        session.state.update(delta)
+        if scoped.temp:
+            event = event.model_copy(
+                update={
+                    "actions": event.actions.model_copy(update={"state_delta": scoped.persisted()})
+                }
+            )
+    session.events.append(event)
+    session.revision += 1
+    session.last_update_time = event.timestamp
+    return event
+
+
+class BaseSessionService(ABC):
+    """Creates, loads, lists, deletes sessions and appends events to them."""
+
+    @abstractmethod
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Create a session; an existing ``session_id`` is an error."""
+
+    @abstractmethod
+    async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
+        """Load a session with its events, or None when there is none."""
+
+    @abstractmethod
+    async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> list[Session]:
+        """The app's sessions (of one user when given), without their events."""
+
+    @abstractmethod
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete a session and its events (no error when absent)."""
+
+    @abstractmethod
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Store ``event`` and apply its state delta, then update ``session``.
+
+        Partial events are returned untouched and not stored.
+        """
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections; the in-memory store has none."""

@@ -1,0 +1,112 @@
+"""``InMemorySessionService``: sessions in a dict, for tests, scripts and demos.
+
+Copies handed out share their (immutable) events with the store, so loading
+a long session costs one list copy, not a deep copy of the history.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from ..errors import SessionError, StaleSessionError
+from ..events import Event
+from .base import BaseSessionService, Session, apply_event_locally
+from .state import split_delta
+
+__all__ = ["InMemorySessionService"]
+
+
+class InMemorySessionService(BaseSessionService):
+    """Sessions held in this process's memory; lost when it exits."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple[str, str, str], Session] = {}
+        self._event_ids: dict[tuple[str, str, str], set[str]] = {}
+        self._app_state: dict[str, dict[str, Any]] = {}
+        self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Create a session; an existing ``session_id`` is an error."""
+        sid = session_id or uuid.uuid4().hex
+        key = (app_name, user_id, sid)
+        if key in self._sessions:
+            raise SessionError(f"session {sid!r} already exists for app {app_name!r}")
+        scoped = split_delta(state or {})
+        self._app_state.setdefault(app_name, {}).update(scoped.app)
+        self._user_state.setdefault((app_name, user_id), {}).update(scoped.user)
+        stored = Session(
+            id=sid,
+            app_name=app_name,
+            user_id=user_id,
+            state=scoped.session,
+            last_update_time=time.time(),
+        )
+        self._sessions[key] = stored
+        self._event_ids[key] = set()
+        return self._copy(stored)
+
+    async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
+        """Load a session with its events, or None when there is none."""
+        stored = self._sessions.get((app_name, user_id, session_id))
+        return None if stored is None else self._copy(stored)
+
+    async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> list[Session]:
+        """The app's sessions (of one user when given), without their events."""
+        return [
+            self._copy(s, with_events=False)
+            for (app, user, _), s in self._sessions.items()
+            if app == app_name and (user_id is None or user == user_id)
+        ]
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete a session and its events (no error when absent)."""
+        self._sessions.pop((app_name, user_id, session_id), None)
+        self._event_ids.pop((app_name, user_id, session_id), None)
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Store ``event`` and apply its state delta, then update ``session``."""
+        if event.partial:
+            return event
+        key = (session.app_name, session.user_id, session.id)
+        stored = self._sessions.get(key)
+        if stored is None:
+            raise SessionError(f"session {session.id!r} was deleted; cannot append to it")
+        if event.id in self._event_ids[key]:
+            return event
+        if stored.revision != session.revision:
+            raise StaleSessionError(session.id, session.revision, stored.revision)
+        event = apply_event_locally(session, event)
+        scoped = split_delta(event.actions.state_delta)
+        stored.state.update(scoped.session)
+        self._app_state.setdefault(session.app_name, {}).update(scoped.app)
+        self._user_state.setdefault((session.app_name, session.user_id), {}).update(scoped.user)
+        stored.events.append(event)
+        stored.revision = session.revision
+        stored.last_update_time = event.timestamp
+        self._event_ids[key].add(event.id)
+        return event
+
+    def _copy(self, stored: Session, *, with_events: bool = True) -> Session:
+        state = dict(stored.state)
+        for k, v in self._app_state.get(stored.app_name, {}).items():
+            state[k] = v
+        for k, v in self._user_state.get((stored.app_name, stored.user_id), {}).items():
+            state[k] = v
+        return Session.model_construct(
+            id=stored.id,
+            app_name=stored.app_name,
+            user_id=stored.user_id,
+            state=state,
+            events=list(stored.events) if with_events else [],
+            last_update_time=stored.last_update_time,
+            revision=stored.revision,
+        )
