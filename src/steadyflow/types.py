@@ -24,9 +24,9 @@ __all__ = [
 
 
 class _Data(BaseModel):
-    """Base for wire data: unknown fields are an error, not silently dropped."""
+    """Base for wire data: unknown fields are an error; bytes are base64 in JSON."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
 
 
 class Blob(_Data):

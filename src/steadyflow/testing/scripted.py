@@ -147,7 +147,7 @@ class ScriptedLlm(BaseLlm):
     ) -> AsyncIterator[LlmResponse]:
         """Answer with the next scripted step."""
         index = len(self.requests)
-        self.requests.append(request.model_copy(deep=True))
+        self.requests.append(request)
         self.stream_flags.append(stream)
         if index >= len(self._steps):
             raise AssertionError(

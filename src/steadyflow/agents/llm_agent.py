@@ -1,0 +1,185 @@
+"""``LlmAgent``: an agent whose turns are model calls and tool calls.
+
+It delegates its turn to a flow: ``SingleFlow`` when it may transfer to
+neither parent nor peers and has no sub-agents, ``AutoFlow`` otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..context import InvocationContext
+from ..events import Event
+from ..flows.auto_flow import AutoFlow
+from ..flows.base_flow import BaseLlmFlow
+from ..flows.callbacks import normalize_callbacks
+from ..flows.live import run_live
+from ..flows.single_flow import SingleFlow
+from ..models.base import BaseLlm
+from ..models.registry import LlmRegistry
+from ..tools.base_tool import BaseTool
+from ..tools.function_tool import FunctionTool
+from ..types import GenerateContentConfig
+from .base_agent import BaseAgent
+
+__all__ = ["Callback", "InstructionProvider", "LlmAgent"]
+
+Callback = Callable[..., Any] | Sequence[Callable[..., Any]] | None
+InstructionProvider = Callable[[InvocationContext], str | Awaitable[str]]
+
+
+def _as_tool(item: Callable[..., Any] | BaseTool) -> BaseTool:
+    if isinstance(item, BaseTool):
+        return item
+    if callable(item):
+        return FunctionTool(item)
+    raise ValueError(f"tools must be callables or BaseTool instances, got {item!r}")
+
+
+class LlmAgent(BaseAgent):
+    """An agent driven by a model.
+
+    Args:
+        name: unique name in the agent tree (a Python identifier).
+        model: a model name resolved through ``LlmRegistry`` or a ``BaseLlm``;
+            empty means the nearest ancestor's model.
+        instruction: system instruction; ``{key}`` / ``{key?}`` are filled
+            from state. A function of the ``InvocationContext`` also works.
+        description: what this agent does (other agents read it to transfer).
+        tools: callables (wrapped in ``FunctionTool``) or ``BaseTool`` objects.
+        sub_agents: agents this one may transfer to.
+        disallow_transfer_to_parent: forbid handing back to the parent.
+        disallow_transfer_to_peers: forbid handing over to siblings.
+        include_contents: ``"default"`` (the session's history) or ``"none"``
+            (only the instruction and the current turn).
+        output_schema: a pydantic model the final answer must be JSON of.
+        output_key: state key the final answer is stored under.
+        generate_content_config: temperature, max tokens, ...
+        before_model_callback: ``(callback_context, llm_request)``; a returned
+            ``LlmResponse`` answers instead of the model.
+        after_model_callback: ``(callback_context, llm_response)``; a returned
+            response replaces the model's.
+        on_model_error_callback: ``(callback_context, llm_request, error)``;
+            a returned response replaces the failed call.
+        before_tool_callback: ``(tool, args, tool_context)``; a returned dict
+            is used instead of running the tool.
+        after_tool_callback: ``(tool, args, tool_context, tool_response)``; a
+            returned dict replaces the tool's response.
+
+    Each callback argument takes one callable or a list (sync or async); the
+    first non-None result wins.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str | BaseLlm = "",
+        instruction: str | InstructionProvider = "",
+        description: str = "",
+        tools: Sequence[Callable[..., Any] | BaseTool] = (),
+        sub_agents: Sequence[BaseAgent] = (),
+        disallow_transfer_to_parent: bool = False,
+        disallow_transfer_to_peers: bool = False,
+        include_contents: Literal["default", "none"] = "default",
+        output_schema: type[BaseModel] | None = None,
+        output_key: str | None = None,
+        generate_content_config: GenerateContentConfig | None = None,
+        before_model_callback: Callback = None,
+        after_model_callback: Callback = None,
+        on_model_error_callback: Callback = None,
+        before_tool_callback: Callback = None,
+        after_tool_callback: Callback = None,
+    ) -> None:
+        super().__init__(name=name, description=description, sub_agents=sub_agents)
+        if include_contents not in ("default", "none"):
+            raise ValueError(
+                f"include_contents must be 'default' or 'none', got {include_contents!r}"
+            )
+        if not isinstance(model, str | BaseLlm):
+            raise ValueError(f"model must be a model name or a BaseLlm, got {model!r}")
+        self.model = model
+        self.instruction = instruction
+        self.tools = [_as_tool(t) for t in tools]
+        self.tools_by_name: dict[str, BaseTool] = {}
+        for tool in self.tools:
+            if tool.name in self.tools_by_name:
+                raise ValueError(f"agent {name!r} has two tools named {tool.name!r}")
+            self.tools_by_name[tool.name] = tool
+        self.disallow_transfer_to_parent = disallow_transfer_to_parent
+        self.disallow_transfer_to_peers = disallow_transfer_to_peers
+        self.include_contents = include_contents
+        self.output_schema = output_schema
+        self.output_key = output_key
+        self.generate_content_config = generate_content_config
+        self.before_model_callbacks = normalize_callbacks(
+            before_model_callback, "before_model_callback"
+        )
+        self.after_model_callbacks = normalize_callbacks(
+            after_model_callback, "after_model_callback"
+        )
+        self.on_model_error_callbacks = normalize_callbacks(
+            on_model_error_callback, "on_model_error_callback"
+        )
+        self.before_tool_callbacks = normalize_callbacks(
+            before_tool_callback, "before_tool_callback"
+        )
+        self.after_tool_callbacks = normalize_callbacks(after_tool_callback, "after_tool_callback")
+        self._resolved_model: BaseLlm | None = model if isinstance(model, BaseLlm) else None
+
+    @property
+    def canonical_model(self) -> BaseLlm:
+        """The model instance: given, resolved by name, or inherited."""
+        if self._resolved_model is not None:
+            return self._resolved_model
+        if isinstance(self.model, str) and self.model:
+            self._resolved_model = LlmRegistry.resolve(self.model)
+            return self._resolved_model
+        ancestor = self.parent_agent
+        while ancestor is not None:
+            if isinstance(ancestor, LlmAgent) and ancestor.model:
+                return ancestor.canonical_model
+            ancestor = ancestor.parent_agent
+        raise ValueError(f"agent {self.name!r} has no model and no ancestor with one")
+
+    @cached_property
+    def output_json_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of ``output_schema`` (computed once)."""
+        return None if self.output_schema is None else self.output_schema.model_json_schema()
+
+    @cached_property
+    def flow(self) -> BaseLlmFlow:
+        """The flow running this agent's turns (created on first use)."""
+        if (
+            self.disallow_transfer_to_parent
+            and self.disallow_transfer_to_peers
+            and not self.sub_agents
+        ):
+            return SingleFlow()
+        return AutoFlow()
+
+    def can_transfer_to_parent(self) -> bool:
+        """True unless ``disallow_transfer_to_parent`` (and there is a parent)."""
+        return self.parent_agent is not None and not self.disallow_transfer_to_parent
+
+    def transfer_targets(self) -> list[BaseAgent]:
+        """Sub-agents, plus the parent and peers when allowed."""
+        targets: list[BaseAgent] = list(self.sub_agents)
+        parent = self.parent_agent
+        if parent is not None and not self.disallow_transfer_to_parent:
+            targets.append(parent)
+        if parent is not None and not self.disallow_transfer_to_peers:
+            targets.extend(peer for peer in parent.sub_agents if peer is not self)
+        return targets
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
+        async for event in self.flow.run_async(ctx):
+            yield event
+
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
+        async for event in run_live(self.flow, ctx):
+            yield event

@@ -1,0 +1,150 @@
+"""``BaseLlmFlow``: the model-call orchestration loop.
+
+``run_async`` repeats one *step* until an event is a final response, an
+action ends the invocation (or transfers it), or a step yields no events.
+A step is one logical model call:
+
+1. preprocess: the request processors build an ``LlmRequest`` from the
+   session, in order;
+2. call: callbacks, the call budget, the model under the retry policy
+   (``call_llm``);
+3. postprocess: response processors, conversion to events, then function
+   calls: tools run and their responses become one event, after which the
+   next step sends them back to the model.
+
+Partial (streamed) events are yielded for display; the runner stores only
+complete ones, and function calls are acted on only from complete events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from ..context import CallbackContext, InvocationContext
+from ..errors import AgentNotFoundError
+from ..events import Event
+from ..models.llm_request import LlmRequest
+from ..models.llm_response import LlmResponse
+from ..tools.base_tool import BaseTool
+from .call_llm import call_llm
+from .functions import assign_call_ids, execute_function_calls, long_running_ids
+from .processors.base import RequestProcessor, ResponseProcessor
+from .response_to_event import response_to_event
+
+if TYPE_CHECKING:
+    from ..agents.llm_agent import LlmAgent
+
+__all__ = ["BaseLlmFlow"]
+
+
+@dataclass
+class _StepOutcome:
+    """What the loop needs to know after a step, besides its events."""
+
+    last_event: Event | None = None
+    handed_over: bool = False
+
+
+class BaseLlmFlow:
+    """The loop shared by ``SingleFlow`` and ``AutoFlow``.
+
+    Attributes:
+        request_processors: applied in order to build each request.
+        response_processors: applied in order to each model response.
+    """
+
+    def __init__(
+        self,
+        request_processors: list[RequestProcessor],
+        response_processors: list[ResponseProcessor] | None = None,
+    ) -> None:
+        self.request_processors = request_processors
+        self.response_processors = response_processors or []
+
+    def tools_for(self, ctx: InvocationContext) -> dict[str, BaseTool]:
+        """The tools the model may call in this step, by name."""
+        return cast("LlmAgent", ctx.agent).tools_by_name
+
+    async def run_async(self, ctx: InvocationContext) -> AsyncIterator[Event]:
+        """Run steps until the agent's turn is over."""
+        while True:
+            outcome = _StepOutcome()
+            async for event in self.run_one_step(ctx, outcome):
+                yield event
+            last = outcome.last_event
+            if (
+                last is None
+                or outcome.handed_over
+                or ctx.end_invocation
+                or last.partial
+                or last.actions.escalate
+                or last.is_final_response()
+            ):
+                return
+
+    async def run_one_step(
+        self, ctx: InvocationContext, outcome: _StepOutcome | None = None
+    ) -> AsyncIterator[Event]:
+        """One logical model call and the tool calls it asked for."""
+        outcome = outcome if outcome is not None else _StepOutcome()
+        request = await self.preprocess(ctx)
+        callback_context = CallbackContext(ctx)
+        async for response in call_llm(ctx, request, callback_context):
+            async for event in self.postprocess(ctx, response, callback_context, outcome):
+                outcome.last_event = event
+                yield event
+
+    async def preprocess(self, ctx: InvocationContext) -> LlmRequest:
+        """Build this step's request with the request processors."""
+        request = LlmRequest()
+        for processor in self.request_processors:
+            request = await processor.process(ctx, request)
+        return request
+
+    async def postprocess(
+        self,
+        ctx: InvocationContext,
+        response: LlmResponse,
+        callback_context: CallbackContext,
+        outcome: _StepOutcome,
+    ) -> AsyncIterator[Event]:
+        """Turn one response into events, running its tool calls when complete."""
+        for processor in self.response_processors:
+            response = await processor.process(ctx, response)
+        event = response_to_event(ctx, response, callback_context.actions)
+        if event is None:
+            return
+        if event.partial:
+            yield event
+            return
+        tools = self.tools_for(ctx)
+        if event.get_function_calls():
+            assign_call_ids(event)
+            event.long_running_tool_ids = long_running_ids(event, tools) or None
+        yield event
+        if event.actions.end_invocation:
+            ctx.end_invocation = True
+        if not event.get_function_calls() or ctx.end_invocation:
+            return
+        response_event = await execute_function_calls(ctx, event, tools)
+        if response_event is None:
+            return
+        yield response_event
+        if response_event.actions.end_invocation:
+            ctx.end_invocation = True
+        target_name = response_event.actions.transfer_to_agent
+        if target_name:
+            outcome.handed_over = True
+            async for transferred in self._transfer(ctx, target_name):
+                yield transferred
+
+    async def _transfer(self, ctx: InvocationContext, target_name: str) -> AsyncIterator[Event]:
+        target = ctx.agent.root_agent.find_agent(target_name)
+        if target is None:
+            raise AgentNotFoundError(
+                f"agent {target_name!r} not found in the tree of {ctx.agent.root_agent.name!r}"
+            )
+        async for event in target.run_async(ctx):
+            yield event

@@ -1,0 +1,97 @@
+"""The call step: callbacks around one logical model call.
+
+Order: before-model callbacks (may edit the request, or answer instead of
+the model: then no model call and no budget use) -> model resolution ->
+the retry policy (every attempt counted against ``max_llm_calls``) ->
+after-model callbacks on the complete response -> or, once the policy gave
+up, on-model-error callbacks (once, with the last error), whose response
+replaces the failed call. ``LlmCallsLimitExceededError`` never reaches
+on-model-error callbacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, cast
+
+from ..context import CallbackContext, InvocationContext
+from ..errors import LlmCallsLimitExceededError
+from ..models.llm_request import LlmRequest
+from ..models.llm_response import LlmResponse
+from ..retry.executor import generate_with_retries
+from ..run_config import StreamingMode
+from .callbacks import run_callbacks
+
+if TYPE_CHECKING:
+    from ..agents.llm_agent import LlmAgent
+
+__all__ = ["SHORT_CIRCUIT_KEY", "call_llm"]
+
+SHORT_CIRCUIT_KEY = "steadyflow.short_circuit"
+
+
+def _budget_error_in_chain(error: BaseException) -> bool:
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        if isinstance(link, LlmCallsLimitExceededError):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
+
+
+async def _after_model(
+    agent: LlmAgent, callback_context: CallbackContext, response: LlmResponse
+) -> LlmResponse:
+    if not agent.after_model_callbacks:
+        return response
+    replaced = await run_callbacks(
+        agent.after_model_callbacks, callback_context=callback_context, llm_response=response
+    )
+    return response if replaced is None else cast(LlmResponse, replaced)
+
+
+async def call_llm(
+    ctx: InvocationContext, request: LlmRequest, callback_context: CallbackContext
+) -> AsyncIterator[LlmResponse]:
+    """Yield the responses of one logical model call (partials, then the complete one)."""
+    agent = cast("LlmAgent", ctx.agent)
+    if agent.before_model_callbacks:
+        answer = await run_callbacks(
+            agent.before_model_callbacks, callback_context=callback_context, llm_request=request
+        )
+        if answer is not None:
+            answer = cast(LlmResponse, answer)
+            metadata = dict(answer.custom_metadata or {})
+            metadata[SHORT_CIRCUIT_KEY] = "before_model_callback"
+            yield answer.model_copy(update={"custom_metadata": metadata})
+            return
+    llm = agent.canonical_model
+    stream = ctx.run_config.streaming_mode is StreamingMode.SSE
+    try:
+        async for response in generate_with_retries(
+            llm,
+            request,
+            stream=stream,
+            config=ctx.run_config.retry_config,
+            before_attempt=ctx.increment_llm_call_count,
+            agent_name=agent.name,
+            invocation_id=ctx.invocation_id,
+        ):
+            if response.partial:
+                yield response
+            else:
+                yield await _after_model(agent, callback_context, response)
+    except Exception as error:
+        if not agent.on_model_error_callbacks or _budget_error_in_chain(error):
+            raise
+        replacement = await run_callbacks(
+            agent.on_model_error_callbacks,
+            callback_context=callback_context,
+            llm_request=request,
+            error=error,
+        )
+        if replacement is None:
+            raise
+        yield await _after_model(agent, callback_context, cast(LlmResponse, replacement))

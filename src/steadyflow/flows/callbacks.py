@@ -1,0 +1,41 @@
+"""Running user callbacks: sync or async, one or a list, first non-None wins."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+__all__ = ["Callbacks", "normalize_callbacks", "run_callbacks"]
+
+T = TypeVar("T")
+
+Callbacks = Sequence[Callable[..., Any]]
+
+
+def normalize_callbacks(
+    value: Callable[..., Any] | Sequence[Callable[..., Any]] | None, name: str
+) -> tuple[Callable[..., Any], ...]:
+    """One callable, a list of them, or None, as a tuple; reject anything else."""
+    if value is None:
+        return ()
+    items = (value,) if callable(value) else tuple(value)
+    for item in items:
+        if not callable(item):
+            raise ValueError(f"{name} must be a callable or a list of callables, got {item!r}")
+    return items
+
+
+async def run_callbacks(callbacks: Callbacks, **kwargs: Any) -> Any:
+    """Call each callback with ``kwargs`` in order; return the first non-None result.
+
+    Async callbacks are awaited. Exceptions propagate: a failing callback is
+    a bug in user code, not something to hide.
+    """
+    for callback in callbacks:
+        result = callback(**kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        if result is not None:
+            return result
+    return None

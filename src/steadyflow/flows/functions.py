@@ -1,0 +1,131 @@
+"""Tool dispatch: from a model's function calls to one function-response event.
+
+Calls without an id get a client-side id before the call event is stored.
+Several calls in one response run concurrently; their responses come back
+in call order in a single event. A tool that raises, an unknown tool name,
+or arguments that fail validation become an error response the model can
+read, so the turn goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import BaseModel
+
+from ..context import InvocationContext, ToolContext
+from ..events import Event, EventActions
+from ..tools.base_tool import BaseTool
+from ..tools.function_tool import ToolArgumentsError
+from ..types import Content, FunctionCall, Part
+from .callbacks import run_callbacks
+
+if TYPE_CHECKING:
+    from ..agents.llm_agent import LlmAgent
+
+__all__ = ["assign_call_ids", "execute_function_calls", "long_running_ids"]
+
+logger = logging.getLogger("steadyflow.tools")
+
+CLIENT_CALL_ID_PREFIX = "sf-"
+
+
+def assign_call_ids(event: Event) -> None:
+    """Give every function call in ``event`` an id (in place, before it is stored)."""
+    for call in event.get_function_calls():
+        if not call.id:
+            call.id = CLIENT_CALL_ID_PREFIX + uuid.uuid4().hex[:16]
+
+
+def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> list[str]:
+    """Ids of the event's calls whose tools are long-running."""
+    return [
+        call.id
+        for call in event.get_function_calls()
+        if call.id and (tool := tools.get(call.name)) is not None and tool.is_long_running
+    ]
+
+
+def _as_response_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return cast(dict[str, Any], value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return {"result": value}
+
+
+async def _run_tool(tool: BaseTool, call: FunctionCall, tool_context: ToolContext) -> Any:
+    try:
+        return await tool.run_async(args=call.args, tool_context=tool_context)
+    except ToolArgumentsError as error:
+        return {"error": str(error)}
+    except Exception as error:  # the model reads the failure and decides what to do
+        logger.warning("tool %r raised %s: %s", tool.name, type(error).__name__, error)
+        return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
+
+
+async def _call_one(
+    ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool]
+) -> tuple[Part | None, EventActions]:
+    agent = cast("LlmAgent", ctx.agent)
+    tool_context = ToolContext(ctx, function_call_id=call.id)
+    tool = tools.get(call.name)
+    if tool is None:
+        known = ", ".join(tools) or "(none)"
+        result: Any = {"error": f"unknown tool {call.name!r}; available tools: {known}"}
+    else:
+        result = await run_callbacks(
+            agent.before_tool_callbacks, tool=tool, args=call.args, tool_context=tool_context
+        )
+        if result is None:
+            result = await _run_tool(tool, call, tool_context)
+        if result is None and tool.is_long_running:
+            return None, tool_context.actions
+        replaced = await run_callbacks(
+            agent.after_tool_callbacks,
+            tool=tool,
+            args=call.args,
+            tool_context=tool_context,
+            tool_response=_as_response_dict(result),
+        )
+        if replaced is not None:
+            result = replaced
+    part = Part.from_function_response(call.name, _as_response_dict(result), id=call.id)
+    return part, tool_context.actions
+
+
+def _merge(actions: list[EventActions]) -> EventActions:
+    merged = EventActions()
+    for item in actions:
+        merged.state_delta.update(item.state_delta)
+        merged.transfer_to_agent = item.transfer_to_agent or merged.transfer_to_agent
+        merged.escalate = merged.escalate or item.escalate
+        merged.end_invocation = merged.end_invocation or item.end_invocation
+        merged.skip_summarization = merged.skip_summarization or item.skip_summarization
+    return merged
+
+
+async def execute_function_calls(
+    ctx: InvocationContext, call_event: Event, tools: dict[str, BaseTool]
+) -> Event | None:
+    """Run the event's calls; the function-response event, or None if none answered."""
+    calls = call_event.get_function_calls()
+    if len(calls) == 1:
+        results = [await _call_one(ctx, calls[0], tools)]
+    else:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(_call_one(ctx, call, tools)) for call in calls]
+        results = [task.result() for task in tasks]
+    parts = [part for part, _ in results if part is not None]
+    if not parts:
+        return None
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=ctx.agent.name,
+        branch=ctx.branch,
+        content=Content(role="user", parts=parts),
+        actions=_merge([actions for _, actions in results]),
+    )

@@ -1,0 +1,73 @@
+"""Live (BIDI) runs: one connection, requests pumped in, events streamed out.
+
+The connection counts as one LLM call against ``max_llm_calls``. Function
+calls the model makes are run as in ``run_async`` and their responses sent
+back over the same connection. Live connections are not retried: a live
+session has already emitted output by the time most failures happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, cast
+
+from ..context import CallbackContext, InvocationContext
+from ..events import Event
+from ..live_request_queue import LiveRequestQueue
+from ..models.base import BaseLlmConnection
+from .functions import assign_call_ids, execute_function_calls, long_running_ids
+from .response_to_event import response_to_event
+
+if TYPE_CHECKING:
+    from ..agents.llm_agent import LlmAgent
+    from .base_flow import BaseLlmFlow
+
+__all__ = ["run_live"]
+
+
+async def _pump(queue: LiveRequestQueue, connection: BaseLlmConnection) -> None:
+    while True:
+        item = await queue.get()
+        if item.close:
+            await connection.close()
+            return
+        if item.content is not None:
+            await connection.send_content(item.content)
+        if item.blob is not None:
+            await connection.send_realtime(item.blob.data, item.blob.mime_type)
+
+
+async def run_live(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncIterator[Event]:
+    """Events of a live invocation until the queue is closed or the model ends."""
+    queue = ctx.live_request_queue
+    if not isinstance(queue, LiveRequestQueue):
+        raise ValueError("run_live needs a LiveRequestQueue on the invocation context")
+    request = await flow.preprocess(ctx)
+    ctx.increment_llm_call_count()
+    llm = cast("LlmAgent", ctx.agent).canonical_model
+    connection = llm.connect(request)
+    sender = asyncio.create_task(_pump(queue, connection))
+    tools = flow.tools_for(ctx)
+    try:
+        async for response in connection.receive():
+            event = response_to_event(ctx, response, CallbackContext(ctx).actions)
+            if event is None:
+                continue
+            if not event.partial and event.get_function_calls():
+                assign_call_ids(event)
+                event.long_running_tool_ids = long_running_ids(event, tools) or None
+            yield event
+            if event.partial or not event.get_function_calls():
+                continue
+            response_event = await execute_function_calls(ctx, event, tools)
+            if response_event is not None:
+                yield response_event
+                assert response_event.content is not None
+                await connection.send_content(response_event.content)
+    finally:
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sender
+        await connection.close()

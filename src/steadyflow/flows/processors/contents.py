@@ -1,0 +1,133 @@
+"""Contents request processor: the session's events become the model's contents.
+
+The session is the only transcript, so this runs on every step. To keep a
+step's cost flat as a session grows, converted contents are cached per
+(session, branch) and only events appended since the last step are
+converted; the request gets a fresh list holding the session's own
+``Content`` objects (replace entries of ``request.contents`` in callbacks
+rather than mutating them, since they are the stored events' contents).
+
+What an agent sees:
+
+- events of its own branch or an ancestor branch (sub-agents of a parallel
+  split do not see each other's work);
+- its own and the user's messages as they are;
+- other agents' messages re-cast as user context ("For context: [x] said ...");
+- with ``include_contents="none"``, only the current turn: from the latest
+  user message on.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import TYPE_CHECKING, cast
+
+from ...context import InvocationContext
+from ...events import Event
+from ...models.llm_request import LlmRequest
+from ...types import Content, Part
+from .base import RequestProcessor
+
+if TYPE_CHECKING:
+    from ...agents.llm_agent import LlmAgent
+
+__all__ = ["ContentsProcessor", "event_to_content"]
+
+_CACHE_SIZE = 1024
+
+
+def _visible(event: Event, branch: str | None) -> bool:
+    if not event.branch or not branch:
+        return True
+    return branch == event.branch or branch.startswith(event.branch + ".")
+
+
+def _as_context(event: Event) -> Content:
+    """Another agent's message, re-cast as context the current agent can read."""
+    parts: list[Part] = [Part(text="For context:")]
+    assert event.content is not None
+    for part in event.content.parts:
+        if part.text and not part.thought:
+            parts.append(Part(text=f"[{event.author}] said: {part.text}"))
+        elif part.function_call is not None:
+            call = part.function_call
+            parts.append(Part(text=f"[{event.author}] called tool `{call.name}` with {call.args}"))
+        elif part.function_response is not None:
+            resp = part.function_response
+            parts.append(Part(text=f"[{event.author}] `{resp.name}` tool returned {resp.response}"))
+    return Content(role="user", parts=parts)
+
+
+def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
+    """The content an agent sees for one event, or None when it sees nothing."""
+    content = event.content
+    if content is None or not content.parts or event.partial:
+        return None
+    if not _visible(event, branch):
+        return None
+    if event.author in ("user", agent_name):
+        return content
+    return _as_context(event)
+
+
+@dataclass
+class _Converted:
+    count: int = 0
+    last_id: str = ""
+    contents: list[Content] = field(default_factory=list)
+
+
+class ContentsProcessor(RequestProcessor):
+    """Fills ``request.contents`` from the session, incrementally."""
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[tuple[str, str | None], _Converted] = OrderedDict()
+
+    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+        """Set the contents the agent sees."""
+        agent = cast("LlmAgent", ctx.agent)
+        events = ctx.session.events
+        if agent.include_contents == "none":
+            request.contents = self._current_turn(events, agent.name, ctx.branch)
+        else:
+            request.contents = list(self._converted(ctx, agent.name).contents)
+        return request
+
+    def _converted(self, ctx: InvocationContext, agent_name: str) -> _Converted:
+        events = ctx.session.events
+        key = (ctx.session.id, ctx.branch)
+        cached = self._cache.get(key)
+        if (
+            cached is None
+            or cached.count > len(events)
+            or (cached.count and events[cached.count - 1].id != cached.last_id)
+        ):
+            cached = _Converted()
+            self._cache[key] = cached
+            if len(self._cache) > _CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        for event in islice(events, cached.count, None):
+            content = event_to_content(event, agent_name, ctx.branch)
+            if content is not None:
+                cached.contents.append(content)
+        cached.count = len(events)
+        cached.last_id = events[-1].id if events else ""
+        return cached
+
+    @staticmethod
+    def _current_turn(events: list[Event], agent_name: str, branch: str | None) -> list[Content]:
+        start = 0
+        for index in range(len(events) - 1, -1, -1):
+            if events[index].author == "user" and _visible(events[index], branch):
+                start = index
+                break
+        contents: list[Content] = []
+        for event in islice(events, start, None):
+            content = event_to_content(event, agent_name, branch)
+            if content is not None:
+                contents.append(content)
+        return contents

@@ -1,0 +1,22 @@
+"""Identity request processor: tells the model which agent it is."""
+
+from __future__ import annotations
+
+from ...context import InvocationContext
+from ...models.llm_request import LlmRequest
+from .base import RequestProcessor
+
+__all__ = ["IdentityProcessor"]
+
+
+class IdentityProcessor(RequestProcessor):
+    """Adds the agent's name and description to the system instruction."""
+
+    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+        """Add one identity paragraph."""
+        agent = ctx.agent
+        text = f'You are an agent. Your internal name is "{agent.name}".'
+        if agent.description:
+            text += f' The description about you is "{agent.description}".'
+        request.append_instructions([text])
+        return request

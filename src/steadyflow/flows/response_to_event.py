@@ -1,0 +1,73 @@
+"""The postprocess step's conversion: a model response becomes an event."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, cast
+
+from pydantic import ValidationError
+
+from ..context import InvocationContext
+from ..events import Event, EventActions
+from ..models.llm_response import LlmResponse
+
+if TYPE_CHECKING:
+    from ..agents.llm_agent import LlmAgent
+
+__all__ = ["response_to_event"]
+
+logger = logging.getLogger("steadyflow.flow")
+
+
+def _output_value(agent: LlmAgent, text: str) -> object:
+    """The value ``output_key`` stores: the validated JSON object, or the text."""
+    schema = agent.output_schema
+    if schema is None:
+        return text
+    try:
+        return schema.model_validate_json(text).model_dump(mode="json")
+    except (ValidationError, json.JSONDecodeError) as error:
+        logger.warning(
+            "agent %r: answer does not match output_schema %s (%s); storing the raw text",
+            agent.name,
+            schema.__name__,
+            error.__class__.__name__,
+        )
+        return text
+
+
+def response_to_event(
+    ctx: InvocationContext, response: LlmResponse, actions: EventActions | None
+) -> Event | None:
+    """The event for ``response``, or None when it carries nothing.
+
+    ``actions`` (state written by model callbacks) go on complete events only.
+    """
+    if response.content is None and response.error_code is None and not response.turn_complete:
+        return None
+    agent = cast("LlmAgent", ctx.agent)
+    event = Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=response.content,
+        partial=response.partial,
+        turn_complete=response.turn_complete,
+        finish_reason=response.finish_reason,
+        error_code=response.error_code,
+        error_message=response.error_message,
+        usage_metadata=response.usage_metadata,
+        custom_metadata=response.custom_metadata,
+        model_version=response.model_version,
+        actions=actions if actions is not None and not response.partial else EventActions(),
+    )
+    if (
+        agent.output_key
+        and not event.partial
+        and event.error_code is None
+        and event.is_final_response()
+        and event.text
+    ):
+        event.actions.state_delta[agent.output_key] = _output_value(agent, event.text)
+    return event

@@ -1,0 +1,195 @@
+"""``Runner``: the entry point that ties an agent to a session store.
+
+One call of ``run_async`` is one *invocation*: the user's message is
+appended to the session exactly once, the agent runs, and every complete
+event is stored before it is yielded (a caller that received an event can
+rely on it being stored). Partial events are yielded but never stored.
+Errors (``LlmCallsLimitExceededError``, a model error no callback handled)
+propagate to the caller after the events already yielded; what was stored
+stays consistent: each event is appended whole or not at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from typing import Any
+
+from .agents.base_agent import BaseAgent
+from .agents.llm_agent import LlmAgent
+from .context import InvocationContext, LlmCallBudget, new_invocation_id
+from .errors import SessionNotFoundError
+from .events import Event
+from .live_request_queue import LiveRequestQueue
+from .run_config import RunConfig, StreamingMode
+from .sessions.base import BaseSessionService, Session
+from .sessions.in_memory import InMemorySessionService
+from .types import Content
+
+__all__ = ["InMemoryRunner", "Runner"]
+
+
+def _open_service(service: BaseSessionService | str) -> BaseSessionService:
+    if isinstance(service, BaseSessionService):
+        return service
+    if service in ("memory://", "memory:"):
+        return InMemorySessionService()
+    raise ValueError(f"unsupported session_service URL {service!r}; use 'memory://'")
+
+
+def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
+    """The agent that answered last, if it may keep the conversation; else the root.
+
+    An agent keeps the conversation when it and every ancestor up to the root
+    could transfer back to their parent (so the user is not stuck with it).
+    """
+    for event in reversed(session.events):
+        if event.author == "user":
+            continue
+        agent = root.find_agent(event.author)
+        if agent is None:
+            continue
+        walker: BaseAgent | None = agent
+        while walker is not None and walker is not root:
+            if not isinstance(walker, LlmAgent) or walker.disallow_transfer_to_parent:
+                return root
+            walker = walker.parent_agent
+        return agent
+    return root
+
+
+class Runner:
+    """Runs an agent for one app against a session store.
+
+    Args:
+        app_name: the app's name; sessions are keyed by app, user and id.
+        agent: the root agent.
+        session_service: a store, or a URL: ``memory://``,
+            ``sqlite:///path/to.db``, ``postgresql://user@host/db``.
+    """
+
+    def __init__(
+        self, *, app_name: str, agent: BaseAgent, session_service: BaseSessionService | str
+    ) -> None:
+        self.app_name = app_name
+        self.agent = agent
+        self.session_service = _open_service(session_service)
+
+    async def create_session(
+        self, *, user_id: str, session_id: str | None = None, state: dict[str, Any] | None = None
+    ) -> Session:
+        """Create a session for this app."""
+        return await self.session_service.create_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id, state=state
+        )
+
+    async def _load(self, user_id: str, session_id: str) -> Session:
+        session = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        if session is None:
+            raise SessionNotFoundError(self.app_name, user_id, session_id)
+        return session
+
+    def _context(
+        self, session: Session, run_config: RunConfig, user_content: Content | None
+    ) -> InvocationContext:
+        return InvocationContext(
+            invocation_id=new_invocation_id(),
+            agent=self.agent,
+            session=session,
+            session_service=self.session_service,
+            run_config=run_config,
+            user_content=user_content,
+            budget=LlmCallBudget(run_config.max_llm_calls),
+        )
+
+    async def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: Content | str,
+        run_config: RunConfig | None = None,
+    ) -> AsyncIterator[Event]:
+        """Run one invocation for the user's message, yielding its events."""
+        run_config = run_config or RunConfig()
+        if run_config.streaming_mode is StreamingMode.BIDI:
+            raise ValueError("StreamingMode.BIDI runs through Runner.run_live, not run_async")
+        message = Content.from_text(new_message) if isinstance(new_message, str) else new_message
+        if not message.parts:
+            raise ValueError("new_message has no parts")
+        session = await self._load(user_id, session_id)
+        ctx = self._context(session, run_config, message)
+        user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
+        await self.session_service.append_event(session, user_event)
+        agent = _agent_to_run(self.agent, session)
+        async for event in agent.run_async(ctx.for_agent(agent)):
+            if not event.partial:
+                event = await self.session_service.append_event(session, event)
+            yield event
+
+    def run(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: Content | str,
+        run_config: RunConfig | None = None,
+    ) -> Iterator[Event]:
+        """Synchronous twin of ``run_async`` for scripts (not inside an event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(
+                "Runner.run cannot be called from a running event loop; use run_async"
+            )
+        events = self.run_async(
+            user_id=user_id, session_id=session_id, new_message=new_message, run_config=run_config
+        )
+        assert isinstance(events, AsyncGenerator)
+
+        async def next_event() -> Event:
+            return await anext(events)
+
+        with asyncio.Runner() as loop:
+            try:
+                while True:
+                    try:
+                        yield loop.run(next_event())
+                    except StopAsyncIteration:
+                        return
+            finally:
+                loop.run(events.aclose())
+
+    async def run_live(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        live_request_queue: LiveRequestQueue,
+        run_config: RunConfig | None = None,
+    ) -> AsyncIterator[Event]:
+        """Run a live (BIDI) invocation fed by ``live_request_queue``."""
+        run_config = run_config or RunConfig(streaming_mode=StreamingMode.BIDI)
+        session = await self._load(user_id, session_id)
+        ctx = self._context(session, run_config, None)
+        ctx.live_request_queue = live_request_queue
+        agent = _agent_to_run(self.agent, session)
+        async for event in agent.run_live(ctx.for_agent(agent)):
+            if not event.partial:
+                event = await self.session_service.append_event(session, event)
+            yield event
+
+    async def close(self) -> None:
+        """Close the session store's connections."""
+        await self.session_service.close()
+
+
+class InMemoryRunner(Runner):
+    """A ``Runner`` with an in-memory session store, for scripts and tests."""
+
+    def __init__(self, agent: BaseAgent, *, app_name: str = "steadyflow_app") -> None:
+        super().__init__(app_name=app_name, agent=agent, session_service=InMemorySessionService())

@@ -1,0 +1,45 @@
+"""``BaseTool``: what the flow needs from a tool (a declaration and a way to run it)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..context import ToolContext
+from ..types import FunctionDeclaration
+
+__all__ = ["BaseTool"]
+
+
+class BaseTool(ABC):
+    """A capability the model can call by name.
+
+    Attributes:
+        name: the name the model calls it by.
+        description: what it does, for the model.
+        is_long_running: the call starts work that finishes later; the turn
+            does not wait for it (its id goes in ``long_running_tool_ids``).
+    """
+
+    is_long_running: bool = False
+
+    def __init__(self, *, name: str, description: str = "") -> None:
+        if not name.isidentifier():
+            raise ValueError(f"tool name must be an identifier, got {name!r}")
+        self.name = name
+        self.description = description
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+    @abstractmethod
+    def declaration(self) -> FunctionDeclaration:
+        """The declaration sent to the model."""
+
+    @abstractmethod
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Run the tool with the model's arguments.
+
+        Raise ``ToolArgumentsError`` for arguments that fail validation; any
+        other exception is reported to the model as an error response.
+        """

@@ -1,0 +1,165 @@
+"""``FunctionTool``: any Python callable as a tool, its schema from its signature.
+
+The JSON schema is derived once, from type hints (through pydantic) and the
+Google-style docstring (summary and ``Args:`` descriptions). A parameter
+named ``tool_context`` receives the ``ToolContext`` and is hidden from the
+model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from ..context import ToolContext
+from ..errors import ConfigurationError
+from ..types import FunctionDeclaration
+from .base_tool import BaseTool
+
+__all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentsError"]
+
+_CONTEXT_PARAM = "tool_context"
+_ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+class ToolArgumentsError(ValueError):
+    """The model's arguments do not match the tool's parameters."""
+
+
+def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The summary and the per-argument descriptions of a Google docstring."""
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    section = "summary"
+    current: str | None = None
+    for line in inspect.cleandoc(doc).splitlines():
+        stripped = line.strip()
+        if stripped.endswith(":") and stripped[:-1] in {"Args", "Arguments", "Parameters"}:
+            section, current = "args", None
+            continue
+        if stripped.endswith(":") and stripped[:-1] in {"Returns", "Raises", "Yields", "Example"}:
+            section = "other"
+            continue
+        if section == "summary":
+            summary.append(line)
+        elif section == "args":
+            match = _ARG_LINE.match("  " + line if not line.startswith(" ") else line)
+            if match and not line.startswith("      "):
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current and stripped:
+                args[current] = f"{args[current]} {stripped}".strip()
+    return "\n".join(summary).strip(), args
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+class FunctionTool(BaseTool):
+    """Wrap a sync or async function as a tool.
+
+    Sync functions run on the event loop thread: keep them quick, or make
+    them async. A non-dict return value reaches the model as
+    ``{"result": value}``; pydantic models are dumped to dicts.
+    """
+
+    def __init__(
+        self, func: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    ) -> None:
+        doc_summary, arg_docs = _split_docstring(func.__doc__ or "")
+        super().__init__(
+            name=name or str(getattr(func, "__name__", type(func).__name__)),
+            description=description if description is not None else doc_summary,
+        )
+        self.func = func
+        self._is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+            getattr(func, "__call__", None)  # noqa: B004 - callable objects with async __call__
+        )
+        self._args_model, self._wants_context = self._build_args_model(func, arg_docs)
+        self._declaration = FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters=_strip_titles(self._args_model.model_json_schema()),
+        )
+
+    def _build_args_model(
+        self, func: Callable[..., Any], arg_docs: dict[str, str]
+    ) -> tuple[type[BaseModel], bool]:
+        try:
+            signature = inspect.signature(func)
+            hints = get_type_hints(func)
+        except (TypeError, ValueError, NameError) as error:
+            raise ConfigurationError(
+                f"cannot derive a schema for tool {self.name!r}: {error}"
+            ) from error
+        fields: dict[str, Any] = {}
+        wants_context = False
+        for param in signature.parameters.values():
+            if param.name == _CONTEXT_PARAM:
+                wants_context = True
+                continue
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            annotation = hints.get(param.name, Any)
+            default = ... if param.default is param.empty else param.default
+            from pydantic import Field
+
+            fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+        model = create_model(f"{self.name}_args", __config__=ConfigDict(extra="forbid"), **fields)
+        return model, wants_context
+
+    def declaration(self) -> FunctionDeclaration:
+        """The declaration sent to the model."""
+        return self._declaration
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Validate the model's arguments and call the function."""
+        try:
+            parsed = self._args_model.model_validate(args)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in error.errors()
+            )
+            raise ToolArgumentsError(
+                f"invalid arguments for tool {self.name!r}: {problems}"
+            ) from None
+        kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        if self._wants_context:
+            kwargs[_CONTEXT_PARAM] = tool_context
+        result = self.func(**kwargs)
+        if self._is_async or inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+class LongRunningFunctionTool(FunctionTool):
+    """A tool that starts work finishing later (an approval, a batch job).
+
+    The turn does not wait: the call's id is listed in the event's
+    ``long_running_tool_ids``. If the function returns None no response is
+    sent now; the application sends the function response later as a new
+    message.
+    """
+
+    is_long_running = True
+
+    def __init__(
+        self, func: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    ) -> None:
+        super().__init__(func, name=name, description=description)
+        note = (
+            "NOTE: this is a long-running operation. Do not call it again if it "
+            "has already returned a status."
+        )
+        self.description = f"{self.description}\n\n{note}".strip()
+        self._declaration = self._declaration.model_copy(update={"description": self.description})

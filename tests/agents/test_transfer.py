@@ -1,0 +1,143 @@
+"""AutoFlow: transfers between agents, flow choice, and who answers next."""
+
+from pydantic import BaseModel
+
+from steadyflow import LlmAgent
+from steadyflow.flows.auto_flow import AutoFlow
+from steadyflow.flows.single_flow import SingleFlow
+from steadyflow.testing import ScriptedLlm, call, run_turn
+
+
+def test_flow_choice_follows_the_transfer_rules():
+    lone = LlmAgent(
+        name="lone",
+        model=ScriptedLlm([]),
+        disallow_transfer_to_parent=True,
+        disallow_transfer_to_peers=True,
+    )
+    assert isinstance(lone.flow, SingleFlow)
+    assert isinstance(LlmAgent(name="open", model=ScriptedLlm([])).flow, AutoFlow)
+
+
+async def test_root_transfers_to_a_sub_agent_which_continues_the_invocation():
+    root_model = ScriptedLlm([call("transfer_to_agent", {"agent_name": "billing"})])
+    billing_model = ScriptedLlm(["Your invoice is paid."])
+    billing = LlmAgent(name="billing", model=billing_model, description="Invoices.")
+    root = LlmAgent(name="root", model=root_model, sub_agents=[billing])
+
+    result = await run_turn(root, "Is my invoice paid?")
+
+    assert result.error is None
+    assert [e.author for e in result.events] == ["root", "root", "billing"]
+    assert result.final_text == "Your invoice is paid."
+    assert "billing: Invoices." in (root_model.requests[0].config.system_instruction or "")
+    assert "transfer_to_agent" in root_model.requests[0].tool_names()
+    # the sub-agent sees the user's question and the root's transfer as context
+    assert billing_model.requests[0].contents[0].parts[0].text == "Is my invoice paid?"
+
+
+async def test_next_turn_goes_to_the_agent_that_answered_last():
+    billing_model = ScriptedLlm(["paid", "also paid"])
+    billing = LlmAgent(name="billing", model=billing_model)
+    root_model = ScriptedLlm([call("transfer_to_agent", {"agent_name": "billing"})])
+    root = LlmAgent(name="root", model=root_model, sub_agents=[billing])
+
+    first = await run_turn(root, "invoice 1?")
+    second = await run_turn(root, "invoice 2?", runner=first.runner, session_id=first.session_id)
+
+    assert second.final_text == "also paid"
+    assert root_model.calls == 1
+
+
+async def test_agent_that_cannot_transfer_back_does_not_keep_the_conversation():
+    billing = LlmAgent(
+        name="billing", model=ScriptedLlm(["paid"]), disallow_transfer_to_parent=True
+    )
+    root_model = ScriptedLlm([call("transfer_to_agent", {"agent_name": "billing"}), "root again"])
+    root = LlmAgent(name="root", model=root_model, sub_agents=[billing])
+
+    first = await run_turn(root, "q1")
+    second = await run_turn(root, "q2", runner=first.runner, session_id=first.session_id)
+    assert second.final_text == "root again"
+
+
+async def test_sub_agent_can_transfer_to_a_peer():
+    sales = LlmAgent(name="sales", model=ScriptedLlm(["sales here"]), description="Sales.")
+    support = LlmAgent(
+        name="support",
+        model=ScriptedLlm([call("transfer_to_agent", {"agent_name": "sales"})]),
+    )
+    root = LlmAgent(
+        name="root",
+        model=ScriptedLlm([call("transfer_to_agent", {"agent_name": "support"})]),
+        sub_agents=[support, sales],
+    )
+    result = await run_turn(root, "buy")
+    assert result.final_text == "sales here"
+    assert [e.author for e in result.events][-1] == "sales"
+
+
+async def test_transfer_to_a_forbidden_agent_is_an_error_the_model_reads():
+    sales = LlmAgent(name="sales", model=ScriptedLlm([]))
+    support = LlmAgent(
+        name="support",
+        model=ScriptedLlm([call("transfer_to_agent", {"agent_name": "sales"}), "staying"]),
+        disallow_transfer_to_peers=True,
+    )
+    root = LlmAgent(
+        name="root",
+        model=ScriptedLlm([call("transfer_to_agent", {"agent_name": "support"})]),
+        sub_agents=[support, sales],
+    )
+    result = await run_turn(root, "buy")
+    assert result.final_text == "staying"
+    error = result.events[3].get_function_responses()[0].response["error"]
+    assert error == "cannot transfer to 'sales'; agents you can transfer to: root"
+
+
+async def test_include_contents_none_sees_only_the_current_turn():
+    model = ScriptedLlm(["first answer", "second answer"])
+    agent = LlmAgent(name="a", model=model, include_contents="none")
+    first = await run_turn(agent, "first question")
+    await run_turn(agent, "second question", runner=first.runner, session_id=first.session_id)
+
+    second_request = model.requests[1]
+    assert [c.text for c in second_request.contents] == ["second question"]
+
+
+async def test_default_contents_replay_the_history():
+    model = ScriptedLlm(["first answer", "second answer"])
+    agent = LlmAgent(name="a", model=model)
+    first = await run_turn(agent, "first question")
+    await run_turn(agent, "second question", runner=first.runner, session_id=first.session_id)
+    assert [c.text for c in model.requests[1].contents] == [
+        "first question",
+        "first answer",
+        "second question",
+    ]
+
+
+class Verdict(BaseModel):
+    approved: bool
+    reason: str
+
+
+async def test_output_schema_and_output_key_store_the_parsed_answer():
+    model = ScriptedLlm(['{"approved": true, "reason": "ok"}'])
+    agent = LlmAgent(name="judge", model=model, output_schema=Verdict, output_key="verdict")
+    result = await run_turn(agent, "approve?")
+
+    request = model.requests[0]
+    assert request.config.response_mime_type == "application/json"
+    assert request.config.response_schema == Verdict.model_json_schema()
+    session = await result.stored_session()
+    assert session.state["verdict"] == {"approved": True, "reason": "ok"}
+
+
+async def test_sub_agent_without_a_model_uses_its_ancestors():
+    model = ScriptedLlm([call("transfer_to_agent", {"agent_name": "helper"}), "helped"])
+    helper = LlmAgent(name="helper")
+    root = LlmAgent(name="root", model=model, sub_agents=[helper])
+    result = await run_turn(root, "help")
+    assert result.final_text == "helped"
+    assert helper.canonical_model is model

@@ -1,0 +1,63 @@
+"""SSE streaming: partial events for display, one complete event as the record."""
+
+from steadyflow import LlmAgent, RunConfig, StreamingMode
+from steadyflow.testing import ScriptedLlm, Stream, call, run_turn
+
+SSE = RunConfig(streaming_mode=StreamingMode.SSE)
+
+
+def agent_with(model, tools=()) -> LlmAgent:
+    return LlmAgent(name="streamer", model=model, tools=list(tools))
+
+
+async def test_partials_then_one_complete_event():
+    model = ScriptedLlm([Stream(["Order ", "812 ", "shipped."])])
+    result = await run_turn(agent_with(model), "status?", run_config=SSE)
+
+    assert [(e.partial, e.text) for e in result.events] == [
+        (True, "Order "),
+        (True, "812 "),
+        (True, "shipped."),
+        (None, "Order 812 shipped."),
+    ]
+    assert model.stream_flags == [True]
+
+
+async def test_only_the_complete_event_is_stored():
+    model = ScriptedLlm([Stream(["a", "b"])])
+    result = await run_turn(agent_with(model), "hi", run_config=SSE)
+
+    session = await result.stored_session()
+    assert [e.text for e in session.events] == ["hi", "ab"]
+    assert not any(e.partial for e in session.events)
+
+
+async def test_client_concatenating_complete_events_sees_the_answer_once():
+    model = ScriptedLlm([Stream(["The answer ", "is 42."])])
+    result = await run_turn(agent_with(model), "q", run_config=SSE)
+    assert "".join(e.text for e in result.events if not e.partial) == "The answer is 42."
+
+
+async def test_function_calls_run_only_from_the_complete_event():
+    ran = []
+
+    def lookup(order_id: str) -> dict:
+        ran.append(order_id)
+        return {"ok": True}
+
+    model = ScriptedLlm(
+        [Stream(["Let me check."], function_calls=[call("lookup", {"order_id": "1"})]), "done"]
+    )
+    result = await run_turn(agent_with(model, [lookup]), "q", run_config=SSE)
+
+    assert ran == ["1"]
+    partials = [e for e in result.events if e.partial]
+    assert partials and not any(e.get_function_calls() for e in partials)
+    assert result.final_text == "done"
+
+
+async def test_mode_none_asks_for_one_response():
+    model = ScriptedLlm([Stream(["a", "b"])])
+    result = await run_turn(agent_with(model), "hi")
+    assert model.stream_flags == [False]
+    assert [(e.partial, e.text) for e in result.events] == [(None, "ab")]

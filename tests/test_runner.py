@@ -1,0 +1,139 @@
+"""Runner: user message once, storage before yield, sync twin, live runs."""
+
+import asyncio
+
+import pytest
+
+from steadyflow import (
+    Content,
+    InMemoryRunner,
+    LiveRequestQueue,
+    LlmAgent,
+    RunConfig,
+    Runner,
+    SessionNotFoundError,
+    StreamingMode,
+)
+from steadyflow.models import BaseLlmConnection, LlmRequest, LlmResponse
+from steadyflow.testing import ScriptedLlm, call
+
+
+async def test_unknown_session_is_a_clear_error():
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm([])))
+    with pytest.raises(SessionNotFoundError, match="create it first"):
+        async for _ in runner.run_async(user_id="u", session_id="nope", new_message="hi"):
+            pass
+
+
+async def test_user_message_is_appended_exactly_once():
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm(["hello"])))
+    session = await runner.create_session(user_id="u")
+    events = [
+        e async for e in runner.run_async(user_id="u", session_id=session.id, new_message="hi")
+    ]
+    stored = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id="u", session_id=session.id
+    )
+    assert stored is not None
+    assert [e.author for e in stored.events] == ["user", "a"]
+    assert stored.events[0].invocation_id == events[0].invocation_id
+
+
+async def test_each_event_is_stored_before_the_caller_receives_it():
+    def t() -> str:
+        """A tool."""
+        return "ok"
+
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm([call("t"), "done"]), tools=[t]))
+    session = await runner.create_session(user_id="u")
+    async for event in runner.run_async(user_id="u", session_id=session.id, new_message="go"):
+        stored = await runner.session_service.get_session(
+            app_name=runner.app_name, user_id="u", session_id=session.id
+        )
+        assert stored is not None and stored.events[-1].id == event.id
+
+
+def test_run_is_the_synchronous_twin():
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm(["sync hello"])))
+    session = asyncio.run(runner.create_session(user_id="u"))
+    texts = [e.text for e in runner.run(user_id="u", session_id=session.id, new_message="hi")]
+    assert texts == ["sync hello"]
+
+
+async def test_run_inside_an_event_loop_says_to_use_run_async():
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm([])))
+    with pytest.raises(RuntimeError, match="run_async"):
+        next(runner.run(user_id="u", session_id="s", new_message="hi"))
+
+
+def test_session_service_url_other_than_memory_is_rejected_clearly():
+    with pytest.raises(ValueError, match="unsupported session_service"):
+        Runner(app_name="x", agent=LlmAgent(name="a"), session_service="ftp://x")
+
+
+async def test_bidi_mode_through_run_async_points_to_run_live():
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm([])))
+    session = await runner.create_session(user_id="u")
+    with pytest.raises(ValueError, match="run_live"):
+        async for _ in runner.run_async(
+            user_id="u",
+            session_id=session.id,
+            new_message="hi",
+            run_config=RunConfig(streaming_mode=StreamingMode.BIDI),
+        ):
+            pass
+
+
+class EchoConnection(BaseLlmConnection):
+    """Answers every user turn with its text, upper-cased."""
+
+    def __init__(self) -> None:
+        self.sent: list[Content] = []
+        self._out: asyncio.Queue[LlmResponse | None] = asyncio.Queue()
+
+    async def send_content(self, content: Content) -> None:
+        self.sent.append(content)
+        self._out.put_nowait(LlmResponse.from_text(content.text.upper(), turn_complete=True))
+
+    async def send_realtime(self, data: bytes, mime_type: str) -> None:
+        raise AssertionError("not used")
+
+    async def receive(self):
+        while (item := await self._out.get()) is not None:
+            yield item
+
+    async def close(self) -> None:
+        self._out.put_nowait(None)
+
+
+class LiveModel(ScriptedLlm):
+    def __init__(self) -> None:
+        super().__init__([])
+        self.connection = EchoConnection()
+        self.live_requests: list[LlmRequest] = []
+
+    def connect(self, request: LlmRequest) -> BaseLlmConnection:
+        self.live_requests.append(request)
+        return self.connection
+
+
+async def test_run_live_streams_answers_and_counts_one_call():
+    model = LiveModel()
+    runner = InMemoryRunner(LlmAgent(name="a", model=model, instruction="Echo."))
+    session = await runner.create_session(user_id="u")
+    queue = LiveRequestQueue()
+    queue.send_content(Content.from_text("hello"))
+    queue.send_content(Content.from_text("again"))
+    queue.close()
+
+    events = [
+        e
+        async for e in runner.run_live(
+            user_id="u",
+            session_id=session.id,
+            live_request_queue=queue,
+            run_config=RunConfig(streaming_mode=StreamingMode.BIDI, max_llm_calls=1),
+        )
+    ]
+    assert [e.text for e in events] == ["HELLO", "AGAIN"]
+    assert "Echo." in (model.live_requests[0].config.system_instruction or "")
