@@ -36,6 +36,24 @@ def _non_negative(name: str, value: float) -> None:
         raise ValueError(f"{name} must be >= 0, got {value!r}")
 
 
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def _status_codes(value: object) -> frozenset[int]:
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise ValueError(
+            f"retryable_status_codes must be a collection of HTTP statuses, got {value!r}"
+        )
+    codes = frozenset(value)
+    for code in codes:
+        if isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599:
+            raise ValueError(f"retryable_status_codes must be HTTP statuses 100-599, got {code!r}")
+    return codes
+
+
 @dataclass(frozen=True, kw_only=True)
 class RetryConfig:
     """How a failed model call is retried. The default is one attempt (off).
@@ -84,24 +102,21 @@ class RetryConfig:
             raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
         initial = _seconds("initial_backoff", initial_backoff)
         _non_negative("initial_backoff", initial)
+        if math.isinf(initial):
+            raise ValueError(f"initial_backoff must be finite, got {initial!r}")
         cap = _seconds("max_backoff", max_backoff)
         _non_negative("max_backoff", cap)
         if cap < initial:
             raise ValueError(f"max_backoff ({cap}) must be >= initial_backoff ({initial})")
-        if isinstance(multiplier, bool) or not isinstance(multiplier, int | float):
-            raise ValueError(f"multiplier must be a number, got {multiplier!r}")
+        multiplier = _number("multiplier", multiplier)
         if not math.isfinite(multiplier) or multiplier < 1:
             raise ValueError(f"multiplier must be finite and >= 1, got {multiplier!r}")
-        if isinstance(jitter_ratio, bool) or not isinstance(jitter_ratio, int | float):
-            raise ValueError(f"jitter_ratio must be a number, got {jitter_ratio!r}")
+        jitter_ratio = _number("jitter_ratio", jitter_ratio)
         if not 0 <= jitter_ratio <= 1:
             raise ValueError(f"jitter_ratio must be within [0, 1], got {jitter_ratio!r}")
-        codes = frozenset(retryable_status_codes)
-        for code in codes:
-            if isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599:
-                raise ValueError(
-                    f"retryable_status_codes must be HTTP statuses 100-599, got {code!r}"
-                )
+        codes = _status_codes(retryable_status_codes)
+        if not isinstance(respect_retry_after, bool):
+            raise ValueError(f"respect_retry_after must be a bool, got {respect_retry_after!r}")
         hint_cap = _seconds("max_retry_after", max_retry_after)
         _non_negative("max_retry_after", hint_cap)
         timeout = None if total_timeout is None else _seconds("total_timeout", total_timeout)
@@ -111,10 +126,10 @@ class RetryConfig:
         set_(self, "max_attempts", max_attempts)
         set_(self, "initial_backoff", initial)
         set_(self, "max_backoff", cap)
-        set_(self, "multiplier", float(multiplier))
-        set_(self, "jitter_ratio", float(jitter_ratio))
+        set_(self, "multiplier", multiplier)
+        set_(self, "jitter_ratio", jitter_ratio)
         set_(self, "retryable_status_codes", codes)
-        set_(self, "respect_retry_after", bool(respect_retry_after))
+        set_(self, "respect_retry_after", respect_retry_after)
         set_(self, "max_retry_after", hint_cap)
         set_(self, "total_timeout", timeout)
 

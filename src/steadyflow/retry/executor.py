@@ -1,19 +1,123 @@
-"""The retry loop around one logical model call: the only place that retries.
+"""The retry loop around one logical model call: the only place that retries or sleeps.
 
-(First cut: counts the attempt against the budget and makes one attempt.
-The full policy replaces the body of ``generate_with_retries``.)
+The flow calls ``generate_with_retries`` once per logical call (after its
+before-model callbacks). Per attempt the loop counts the attempt against the
+invocation's budget, calls the provider, and on failure describes the error
+(``classify.describe_failure``), asks the pure policy (``policy.decide``) and
+waits through the injectable clock. What it guarantees:
+
+- A failed attempt leaves nothing behind: it yielded nothing, so the flow
+  built no event and wrote nothing to the session.
+- Once an attempt yielded a response (partial or not) the call is committed:
+  a later error propagates unchanged and is never retried.
+- ``LlmCallsLimitExceededError`` propagates unchanged, whichever attempt hits
+  it. The budget is charged for a retry *before* its wait, so a spent budget
+  fails at once instead of after a useless sleep.
+- When the policy gives up, the last provider error propagates unchanged,
+  for the flow's on-model-error callbacks.
+- Cancellation during a wait cancels the wait at once (``Clock.sleep``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import logging
+import random
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
+from opentelemetry.trace import Span
+
+from .. import telemetry
 from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from .classify import describe_failure
+from .clock import Clock, current_clock
 from .config import RetryConfig
+from .policy import RetryDecision, RetryDetails, decide
 
 __all__ = ["generate_with_retries"]
+
+logger = logging.getLogger("steadyflow.retry")
+
+
+@dataclass(frozen=True)
+class _CallInfo:
+    """Who is calling what, for logs."""
+
+    model: str
+    agent_name: str
+    invocation_id: str
+    max_attempts: int
+
+
+@asynccontextmanager
+async def _closing(
+    iterator: AsyncIterator[LlmResponse],
+) -> AsyncIterator[AsyncIterator[LlmResponse]]:
+    """Close ``iterator`` on exit when it can be closed (async generators can)."""
+    try:
+        yield iterator
+    finally:
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def _attempt(
+    llm: BaseLlm, request: LlmRequest, stream: bool, span: Span
+) -> AsyncGenerator[LlmResponse, None]:
+    """One provider attempt, with its span current only while the provider works."""
+    async with _closing(llm.generate_content_async(request, stream=stream)) as responses:
+        while True:
+            with telemetry.activate(span):
+                try:
+                    response = await anext(responses)
+                except StopAsyncIteration:
+                    return
+            yield response
+
+
+def _log_retry(info: _CallInfo, details: RetryDetails, decision: RetryDecision) -> None:
+    status = "" if details.status_code is None else f" (status {details.status_code})"
+    logger.warning(
+        "model call failed, retrying: model=%s agent=%s invocation=%s attempt=%d/%d "
+        "error=%s%s delay=%.3fs",
+        info.model,
+        info.agent_name,
+        info.invocation_id,
+        details.attempt,
+        info.max_attempts,
+        details.error_type,
+        status,
+        decision.delay,
+        extra={
+            "model": info.model,
+            "agent": info.agent_name,
+            "invocation_id": info.invocation_id,
+            "attempt": details.attempt,
+            "delay": decision.delay,
+            "error_type": details.error_type,
+            "status_code": details.status_code,
+        },
+    )
+
+
+def _log_give_up(info: _CallInfo, details: RetryDetails, decision: RetryDecision) -> None:
+    if details.attempt == 1 and info.max_attempts == 1:
+        return  # retries are off: nothing was given up
+    logger.info(
+        "model call failed, not retrying: model=%s agent=%s invocation=%s attempt=%d/%d "
+        "error=%s reason=%s",
+        info.model,
+        info.agent_name,
+        info.invocation_id,
+        details.attempt,
+        info.max_attempts,
+        details.error_type,
+        decision.reason.value,
+    )
 
 
 async def generate_with_retries(
@@ -25,14 +129,77 @@ async def generate_with_retries(
     before_attempt: Callable[[], None],
     agent_name: str = "",
     invocation_id: str = "",
+    clock: Clock | None = None,
+    random_source: Callable[[], float] | None = None,
 ) -> AsyncIterator[LlmResponse]:
     """Call ``llm`` under ``config``, yielding the successful attempt's responses.
 
-    ``before_attempt`` runs immediately before every provider attempt (it
-    counts the attempt against ``max_llm_calls`` and may raise
-    ``LlmCallsLimitExceededError``, which is never retried).
+    Args:
+        llm: the resolved model.
+        request: the request, sent unchanged on every attempt.
+        stream: ask the provider for partial responses.
+        config: the retry policy (``RetryConfig()`` = one attempt).
+        before_attempt: charges one attempt to the invocation's budget; may
+            raise ``LlmCallsLimitExceededError``, which propagates unchanged.
+            Runs before the first attempt and, for each retry, before its wait.
+        agent_name: the calling agent, for logs and spans.
+        invocation_id: the invocation, for logs.
+        clock: where time is read and waits happen; default ``current_clock()``.
+        random_source: uniform draws from [0, 1) for jitter; default
+            ``random.random``.
+
+    Raises:
+        LlmCallsLimitExceededError: the budget is spent.
+        Exception: the last provider error, unchanged, once the policy gives up.
     """
-    del config, agent_name, invocation_id
-    before_attempt()
-    async for response in llm.generate_content_async(request, stream=stream):
-        yield response
+    clock = clock if clock is not None else current_clock()
+    draw = random_source if random_source is not None else random.random
+    model = request.model or llm.model
+    info = _CallInfo(model, agent_name, invocation_id, config.max_attempts)
+    call_span = telemetry.start_llm_call_span(
+        model=model, provider=llm.provider, agent_name=agent_name
+    )
+    start = clock.monotonic()
+    attempt, delay = 0, 0.0
+    try:
+        before_attempt()
+        while True:
+            attempt += 1
+            span = telemetry.start_llm_attempt_span(call_span, attempt=attempt, delay=delay)
+            failure: Exception | None = None
+            emitted = False
+            try:
+                async with _closing(_attempt(llm, request, stream, span)) as responses:
+                    async for response in responses:
+                        emitted = True
+                        yield response
+            except Exception as error:
+                telemetry.record_error(span, error)
+                failure = error
+            finally:
+                span.end()
+            if failure is None:
+                return
+            elapsed = clock.monotonic() - start
+            details = describe_failure(
+                llm,
+                failure,
+                config.retryable_status_codes,
+                attempt=attempt,
+                elapsed=elapsed,
+                output_emitted=emitted,
+            )
+            decision = decide(config, details, jitter=2.0 * draw() - 1.0)
+            if not decision.retry:
+                _log_give_up(info, details, decision)
+                raise failure
+            before_attempt()
+            _log_retry(info, details, decision)
+            delay = decision.delay
+            await clock.sleep(delay)
+    except Exception as error:
+        telemetry.record_error(call_span, error, exception_event=True)
+        raise
+    finally:
+        call_span.set_attribute(telemetry.ATTR_LLM_ATTEMPTS, attempt)
+        call_span.end()

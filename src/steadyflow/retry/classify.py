@@ -1,0 +1,104 @@
+"""Turn a provider exception into ``RetryDetails`` by walking its cause chain.
+
+SDKs and user code wrap errors: an ``openai.APIStatusError`` becomes a
+``ModelHTTPError``, which a proxy model may wrap in a ``RuntimeError``. The
+transient failure can be any link, so every link of the ``__cause__`` /
+``__context__`` chain is shown to the provider's own classifier. The walk
+keeps an identity set, so a chain that loops back on itself ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Collection, Iterator
+
+from ..errors import LlmCallsLimitExceededError
+from ..models.base import BaseLlm, status_of
+from .policy import RetryDetails
+
+__all__ = ["describe_failure", "error_chain"]
+
+logger = logging.getLogger("steadyflow.retry")
+
+
+def error_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and every exception reachable through ``__cause__``/``__context__``.
+
+    Depth-first, the cause before the context, each exception once. The
+    context is followed even when suppressed (``raise ... from None``): it is
+    still what actually went wrong.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        link = pending.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        # Pushed in reverse so the cause is visited first.
+        for nxt in (link.__context__, link.__cause__):
+            if nxt is not None and id(nxt) not in seen:
+                pending.append(nxt)
+
+
+def _is_retryable(llm: BaseLlm, link: BaseException, codes: Collection[int]) -> bool:
+    try:
+        return bool(llm.is_exception_retryable(link, codes))
+    except Exception:
+        logger.exception(
+            "%r.is_exception_retryable raised on %s; treating it as not retryable",
+            llm,
+            type(link).__qualname__,
+        )
+        return False
+
+
+def _retry_after(llm: BaseLlm, link: BaseException) -> float | None:
+    try:
+        value = llm.retry_after(link)
+    except Exception:
+        logger.exception("%r.retry_after raised; ignoring the hint", llm)
+        return None
+    if value is None or math.isnan(value):
+        return None
+    return max(0.0, float(value))
+
+
+def describe_failure(
+    llm: BaseLlm,
+    error: BaseException,
+    codes: Collection[int],
+    *,
+    attempt: int,
+    elapsed: float,
+    output_emitted: bool = False,
+) -> RetryDetails:
+    """The facts about a failed attempt that ``decide`` needs.
+
+    Retryable if the provider calls any link retryable; the status and the
+    wait hint are the first ones found from the outermost link inwards.
+    """
+    retryable = call_limit = False
+    status: int | None = None
+    hint: float | None = None
+    for link in error_chain(error):
+        if isinstance(link, LlmCallsLimitExceededError):
+            call_limit = True
+            break
+        retryable = retryable or _is_retryable(llm, link, codes)
+        if status is None:
+            status = status_of(link)
+        if hint is None:
+            hint = _retry_after(llm, link)
+    return RetryDetails(
+        attempt=attempt,
+        error_type=type(error).__qualname__,
+        retryable=retryable,
+        call_limit_in_chain=call_limit,
+        status_code=status,
+        retry_after=hint,
+        output_emitted=output_emitted,
+        elapsed=elapsed,
+    )
