@@ -9,9 +9,10 @@ gets, with state writes recorded as a delta on the event being built.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
-import uuid
+import os
 from collections.abc import Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ logger = logging.getLogger("steadyflow.context")
 
 def new_invocation_id() -> str:
     """A fresh invocation id (``e-`` prefixed, like the events it groups)."""
-    return "e-" + uuid.uuid4().hex
+    return "e-" + os.urandom(16).hex()
 
 
 class LlmCallBudget:
@@ -78,10 +79,14 @@ class InvocationContext:
         self.budget.increment()
 
     def for_agent(self, agent: BaseAgent, branch: str | None = None) -> InvocationContext:
-        """A context for ``agent`` in the same invocation."""
-        return dataclasses.replace(
-            self, agent=agent, branch=branch if branch is not None else self.branch
-        )
+        """A context for ``agent`` in the same invocation (self when nothing changes)."""
+        if agent is self.agent and (branch is None or branch == self.branch):
+            return self
+        clone = copy.copy(self)
+        clone.agent = agent
+        if branch is not None:
+            clone.branch = branch
+        return clone
 
 
 class State(MutableMapping[str, Any]):

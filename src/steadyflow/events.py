@@ -7,8 +7,8 @@ display) are yielded to the caller but never stored.
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,8 +19,8 @@ __all__ = ["Event", "EventActions", "new_event_id"]
 
 
 def new_event_id() -> str:
-    """A fresh random event id."""
-    return uuid.uuid4().hex
+    """A fresh random event id (128 random bits, hex)."""
+    return os.urandom(16).hex()
 
 
 class EventActions(BaseModel):

@@ -71,17 +71,14 @@ class BaseAgent(ABC):
         """Agents this one may transfer to (none for a plain agent)."""
         return []
 
-    async def run_async(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
+    def run_async(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent within the invocation, yielding its events."""
-        ctx = parent_context if parent_context.agent is self else parent_context.for_agent(self)
-        async for event in self._run_async_impl(ctx):
-            yield event
+        # Returned, not re-yielded: each generator layer costs on every event.
+        return self._run_async_impl(parent_context.for_agent(self))
 
-    async def run_live(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
+    def run_live(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent on a live connection (``StreamingMode.BIDI``)."""
-        ctx = parent_context if parent_context.agent is self else parent_context.for_agent(self)
-        async for event in self._run_live_impl(ctx):
-            yield event
+        return self._run_live_impl(parent_context.for_agent(self))
 
     @abstractmethod
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:

@@ -176,10 +176,8 @@ class LlmAgent(BaseAgent):
             targets.extend(peer for peer in parent.sub_agents if peer is not self)
         return targets
 
-    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        async for event in self.flow.run_async(ctx):
-            yield event
+    def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
+        return self.flow.run_async(ctx)
 
-    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        async for event in run_live(self.flow, ctx):
-            yield event
+    def _run_live_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
+        return run_live(self.flow, ctx)

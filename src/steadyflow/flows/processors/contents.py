@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import TYPE_CHECKING, cast
 
 from ...context import InvocationContext
@@ -110,8 +109,8 @@ class ContentsProcessor(RequestProcessor):
                 self._cache.popitem(last=False)
         else:
             self._cache.move_to_end(key)
-        for event in islice(events, cached.count, None):
-            content = event_to_content(event, agent_name, ctx.branch)
+        for index in range(cached.count, len(events)):  # islice would walk the prefix
+            content = event_to_content(events[index], agent_name, ctx.branch)
             if content is not None:
                 cached.contents.append(content)
         cached.count = len(events)
@@ -126,8 +125,8 @@ class ContentsProcessor(RequestProcessor):
                 start = index
                 break
         contents: list[Content] = []
-        for event in islice(events, start, None):
-            content = event_to_content(event, agent_name, branch)
+        for index in range(start, len(events)):
+            content = event_to_content(events[index], agent_name, branch)
             if content is not None:
                 contents.append(content)
         return contents
