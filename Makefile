@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/python examples/order_support.py
 
+LINT_PATHS := $(wildcard src tests examples bench scripts)
+
 lint: $(STAMP)
-	$(BIN)/ruff check src tests examples bench scripts
-	$(BIN)/ruff format --check src tests examples bench scripts
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
