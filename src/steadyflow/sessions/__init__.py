@@ -1,6 +1,35 @@
-"""Session stores. Public because users plug in their own store."""
+"""Session stores. Public because users plug in their own store.
 
-from .base import BaseSessionService, Session, apply_event_locally
+``SqlSessionService`` (SQLite, PostgreSQL) needs the ``sql`` extra and is
+imported on first use, so the in-memory store works without SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .base import BaseSessionService, Session, apply_event_locally, event_as_stored
 from .in_memory import InMemorySessionService
+from .url import DEFAULT_SESSION_URL, open_session_service
 
-__all__ = ["BaseSessionService", "InMemorySessionService", "Session", "apply_event_locally"]
+if TYPE_CHECKING:
+    from .sql import SqlSessionService
+
+__all__ = [
+    "DEFAULT_SESSION_URL",
+    "BaseSessionService",
+    "InMemorySessionService",
+    "Session",
+    "SqlSessionService",
+    "apply_event_locally",
+    "event_as_stored",
+    "open_session_service",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SqlSessionService":
+        from .sql import SqlSessionService
+
+        return SqlSessionService
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

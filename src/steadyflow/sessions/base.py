@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..events import Event
 from .state import split_delta
 
-__all__ = ["BaseSessionService", "Session", "apply_event_locally"]
+__all__ = ["BaseSessionService", "Session", "apply_event_locally", "event_as_stored"]
 
 
 class Session(BaseModel):
@@ -43,22 +43,23 @@ class Session(BaseModel):
     revision: int = 0
 
 
+def event_as_stored(event: Event) -> Event:
+    """``event`` as a store keeps it: ``temp:`` keys dropped from its state delta."""
+    scoped = split_delta(event.actions.state_delta)
+    if not scoped.temp:
+        return event
+    actions = event.actions.model_copy(update={"state_delta": scoped.persisted()})
+    return event.model_copy(update={"actions": actions})
+
+
 def apply_event_locally(session: Session, event: Event) -> Event:
     """Apply ``event`` to the caller's copy of ``session`` after a store commit.
 
     Returns the event as stored: ``temp:`` keys are kept in the copy's state
     for the rest of the invocation but dropped from the stored delta.
     """
-    delta = event.actions.state_delta
-    if delta:
-        scoped = split_delta(delta)
-        session.state.update(delta)
-        if scoped.temp:
-            event = event.model_copy(
-                update={
-                    "actions": event.actions.model_copy(update={"state_delta": scoped.persisted()})
-                }
-            )
+    session.state.update(event.actions.state_delta)
+    event = event_as_stored(event)
     session.events.append(event)
     session.revision += 1
     session.last_update_time = event.timestamp

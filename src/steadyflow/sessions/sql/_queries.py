@@ -1,0 +1,117 @@
+"""The statements the SQL session store runs, one function per question or change.
+
+Kept apart from the service so the service reads as the sequence of steps
+of each operation. Upserts use each dialect's ``ON CONFLICT`` clause
+(SQLite and PostgreSQL spell it the same way in SQLAlchemy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Table, Text, cast, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ...events import Event
+from . import _schema as t
+from ._cache import SessionKey
+from ._codec import decode_event
+
+__all__ = [
+    "SessionRow",
+    "insert_new",
+    "load_events",
+    "read_app_state",
+    "read_session_row",
+    "read_user_states",
+    "session_filter",
+    "upsert_state",
+]
+
+
+def session_filter(table: Table, key: SessionKey) -> Any:
+    """The WHERE clause picking one session's rows in ``table``."""
+    app_name, user_id, session_id = key
+    id_column = table.c.id if table is t.sessions else table.c.session_id
+    return (table.c.app_name == app_name) & (table.c.user_id == user_id) & (id_column == session_id)
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """What a load needs of a session's row."""
+
+    incarnation: str
+    revision: int
+    state: dict[str, Any]
+    update_time: float
+
+
+async def read_session_row(conn: AsyncConnection, key: SessionKey) -> SessionRow | None:
+    """The session's row, or None when there is no such session."""
+    s = t.sessions
+    query = select(s.c.incarnation, s.c.revision, s.c.state, s.c.update_time)
+    row = (await conn.execute(query.where(session_filter(s, key)))).first()
+    return None if row is None else SessionRow(*row)
+
+
+async def load_events(conn: AsyncConnection, key: SessionKey, after: int, upto: int) -> list[Event]:
+    """Events with ``after < seq <= upto`` in order, in one query."""
+    e = t.events
+    query = (
+        select(cast(e.c.data, Text))  # the JSON text: parsed once, by pydantic
+        .where(session_filter(e, key) & (e.c.seq > after) & (e.c.seq <= upto))
+        .order_by(e.c.seq)
+    )
+    return [decode_event(text) for text in (await conn.execute(query)).scalars()]
+
+
+async def read_app_state(conn: AsyncConnection, app_name: str) -> dict[str, Any]:
+    """Every ``app:`` key of the app."""
+    a = t.app_state
+    rows = await conn.execute(select(a.c.key, a.c.value).where(a.c.app_name == app_name))
+    return {key: value for key, value in rows}
+
+
+async def read_user_states(
+    conn: AsyncConnection, app_name: str, user_ids: Sequence[str] | None
+) -> dict[str, dict[str, Any]]:
+    """``user:`` keys per user of the app (of ``user_ids`` when given)."""
+    u = t.user_state
+    query = select(u.c.user_id, u.c.key, u.c.value).where(u.c.app_name == app_name)
+    if user_ids is not None:
+        query = query.where(u.c.user_id.in_(user_ids))
+    states: dict[str, dict[str, Any]] = {}
+    for user_id, key, value in await conn.execute(query):
+        states.setdefault(user_id, {})[key] = value
+    return states
+
+
+async def insert_new(conn: AsyncConnection, table: Table, row: dict[str, Any]) -> bool:
+    """Insert ``row`` unless its key (or a unique column set) exists; True when inserted."""
+    stmt = _insert(conn, table).values(row).on_conflict_do_nothing()
+    result = await conn.execute(stmt)
+    return bool(result.rowcount)
+
+
+async def upsert_state(
+    conn: AsyncConnection, table: Table, owner: dict[str, str], state: dict[str, Any], now: float
+) -> None:
+    """Set ``state``'s keys for ``owner`` (the app, or the app's user), one row per key."""
+    if not state:
+        return
+    rows = [{**owner, "key": k, "value": v, "update_time": now} for k, v in state.items()]
+    stmt = _insert(conn, table).values(rows)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[c.name for c in table.primary_key.columns],
+        set_={"value": stmt.excluded.value, "update_time": stmt.excluded.update_time},
+    )
+    await conn.execute(stmt)
+
+
+def _insert(conn: AsyncConnection, table: Table) -> Any:
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)

@@ -1,0 +1,138 @@
+"""The session store's tables, its schema version, and creating them on first use.
+
+Tables are prefixed ``steadyflow_`` so they can share a database with an
+application's own tables.
+
+- ``steadyflow_sessions``: one row per session with its own (unprefixed)
+  state, its ``revision`` (the number of events appended) and an
+  ``incarnation`` token that tells a session apart from a deleted one that
+  had the same id.
+- ``steadyflow_events``: one row per event, ``seq`` = the session's revision
+  right after the append (1, 2, ...), the event as a JSON document.
+- ``steadyflow_app_state`` / ``steadyflow_user_state``: one row per key, so
+  sessions writing different ``app:``/``user:`` keys at once never overwrite
+  each other (an upsert per key, no read-modify-write).
+- ``steadyflow_schema``: one row holding the schema version.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Double,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ...errors import SchemaVersionError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "app_state",
+    "ensure_schema",
+    "events",
+    "metadata",
+    "schema",
+    "sessions",
+    "user_state",
+]
+
+SCHEMA_VERSION = 1
+"""The version this code writes; a database with a higher one is refused."""
+
+metadata = MetaData()
+_JSON = JSON().with_variant(JSONB(), "postgresql")
+
+sessions = Table(
+    "steadyflow_sessions",
+    metadata,
+    Column("app_name", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("id", String, primary_key=True),
+    Column("incarnation", String, nullable=False),
+    Column("state", _JSON, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("create_time", Double, nullable=False),
+    Column("update_time", Double, nullable=False),
+)
+
+events = Table(
+    "steadyflow_events",
+    metadata,
+    Column("app_name", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("session_id", String, primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("id", String, nullable=False),
+    Column("invocation_id", String, nullable=False),
+    Column("author", String, nullable=False),
+    Column("timestamp", Double, nullable=False),
+    Column("data", _JSON, nullable=False),
+    UniqueConstraint("app_name", "user_id", "session_id", "id", name="steadyflow_events_event_id"),
+)
+
+app_state = Table(
+    "steadyflow_app_state",
+    metadata,
+    Column("app_name", String, primary_key=True),
+    Column("key", String, primary_key=True),
+    Column("value", _JSON, nullable=False),
+    Column("update_time", Double, nullable=False),
+)
+
+user_state = Table(
+    "steadyflow_user_state",
+    metadata,
+    Column("app_name", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("key", String, primary_key=True),
+    Column("value", _JSON, nullable=False),
+    Column("update_time", Double, nullable=False),
+)
+
+schema = Table(
+    "steadyflow_schema",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("version", Integer, nullable=False),
+)
+
+
+async def ensure_schema(conn: AsyncConnection, where: str) -> None:
+    """Create the tables when missing; refuse a database from a newer schema.
+
+    Runs inside the caller's write transaction. On PostgreSQL an advisory
+    lock makes processes that start together create the tables once; on
+    SQLite the write transaction's lock does the same.
+    """
+    if conn.dialect.name == "postgresql":
+        await conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('steadyflow_schema'))"))
+    version = await _stored_version(conn)
+    if version is None:
+        await conn.run_sync(metadata.create_all)
+        await conn.execute(schema.insert().values(id=1, version=SCHEMA_VERSION))
+    elif version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"session database {where} has schema version {version}, but this steadyflow "
+            f"knows versions up to {SCHEMA_VERSION}; upgrade steadyflow to use it"
+        )
+
+
+async def _stored_version(conn: AsyncConnection) -> int | None:
+    def has_table(sync_conn: Connection) -> bool:
+        return inspect(sync_conn).has_table(schema.name)
+
+    if not await conn.run_sync(has_table):
+        return None
+    version = (await conn.execute(select(schema.c.version).where(schema.c.id == 1))).scalar()
+    return None if version is None else int(version)

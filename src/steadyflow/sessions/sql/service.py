@@ -1,0 +1,304 @@
+"""``SqlSessionService``: sessions in SQLite or PostgreSQL, safe across crashes and processes.
+
+Each ``append_event`` is one transaction: a revision-guarded update of the
+session row (``WHERE revision = <the caller's>``), the event row, and the
+``app:``/``user:`` state keys. It commits all of that or nothing, and the
+commit is durable before the method returns. A copy that fell behind the
+database gets ``StaleSessionError``; the same event id twice is stored once.
+
+Loads are cheap on long sessions: all events come in one query, and a
+per-service cache (see ``_cache``) means a session loaded before costs one
+small query plus the events appended since.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from ...errors import SessionError, StaleSessionError
+from ...events import Event
+from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
+from ..state import split_delta
+from . import _queries as q
+from . import _schema as t
+from ._cache import EventCache, SessionKey
+from ._codec import encode_event, encode_state
+from ._engine import WRITE, create_engine, make_folder, normalize_url
+
+__all__ = ["SqlSessionService"]
+
+
+class SqlSessionService(BaseSessionService):
+    """Sessions in a SQL database: ``sqlite+aiosqlite:///path`` or ``postgresql+asyncpg://...``.
+
+    Tables are created on first use. Use one service per process and event
+    loop and share it between runners; ``close()`` releases its connections.
+
+    Args:
+        url: the database URL; ``sqlite:///`` and ``postgresql://`` get their
+            async driver filled in. A SQLite file's folder is created on
+            first use.
+        cache_max_events: how many loaded events to keep in memory across
+            sessions (0 turns the cache off).
+    """
+
+    def __init__(self, url: str | URL, *, cache_max_events: int = 100_000) -> None:
+        self._url = normalize_url(url)
+        self._engine = create_engine(self._url)
+        self._cache = EventCache(cache_max_events)
+        self._ready = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready_lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"SqlSessionService({self._url.render_as_string(hide_password=True)!r})"
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The SQLAlchemy engine (to inspect or share the database)."""
+        return self._engine
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Create a session; an existing ``session_id`` is an error."""
+        key = (app_name, user_id, session_id or uuid.uuid4().hex)
+        scoped = split_delta(encode_state(state or {}))
+        now = time.time()
+        incarnation = uuid.uuid4().hex
+        row = {
+            "app_name": app_name,
+            "user_id": user_id,
+            "id": key[2],
+            "incarnation": incarnation,
+            "state": scoped.session,
+            "revision": 0,
+            "create_time": now,
+            "update_time": now,
+        }
+        async with self._write() as conn:
+            if not await q.insert_new(conn, t.sessions, row):
+                raise SessionError(f"session {key[2]!r} already exists for app {app_name!r}")
+            await self._write_shared_state(conn, key, scoped.app, scoped.user, now)
+            shared = await self._shared_state(conn, app_name, user_id)
+        self._cache.store(key, incarnation, [])
+        return _session(key, {**scoped.session, **shared}, [], now, 0)
+
+    async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
+        """Load a session with its events, or None when there is none."""
+        key = (app_name, user_id, session_id)
+        async with self._read() as conn:
+            row = await q.read_session_row(conn, key)
+            if row is None:
+                self._cache.drop(key)
+                return None
+            cached = self._cache.lookup(key, row.incarnation, row.revision)
+            events = list(cached.events) if cached is not None else []
+            if len(events) < row.revision:
+                events += await q.load_events(conn, key, len(events), row.revision)
+            shared = await self._shared_state(conn, app_name, user_id)
+        self._cache.store(key, row.incarnation, list(events))
+        return _session(key, {**row.state, **shared}, events, row.update_time, row.revision)
+
+    async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> list[Session]:
+        """The app's sessions (of one user when given), without their events."""
+        s = t.sessions
+        query = s.select().where(s.c.app_name == app_name).order_by(s.c.create_time, s.c.id)
+        if user_id is not None:
+            query = query.where(s.c.user_id == user_id)
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+            app_state = await q.read_app_state(conn, app_name)
+            users = None if user_id is None else [user_id]
+            user_states = await q.read_user_states(conn, app_name, users)
+        return [
+            _session(
+                (app_name, r.user_id, r.id),
+                {**r.state, **app_state, **user_states.get(r.user_id, {})},
+                [],
+                r.update_time,
+                r.revision,
+            )
+            for r in rows
+        ]
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete a session and its events (no error when absent)."""
+        key = (app_name, user_id, session_id)
+        async with self._write() as conn:
+            await conn.execute(t.events.delete().where(q.session_filter(t.events, key)))
+            await conn.execute(t.sessions.delete().where(q.session_filter(t.sessions, key)))
+        self._cache.drop(key)
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Store ``event`` and apply its state delta, then update ``session``.
+
+        Raises:
+            StaleSessionError: another writer appended since ``session`` was
+                loaded; nothing was stored.
+            SessionError: the session was deleted, or a state value is not JSON.
+        """
+        if event.partial:
+            return event
+        stored = event_as_stored(event)
+        scoped = split_delta(encode_state(stored.actions.state_delta))
+        data = encode_event(stored)
+        key = (session.app_name, session.user_id, session.id)
+        async with self._write() as conn:
+            incarnation = await self._advance(conn, session, stored, scoped.session)
+            if incarnation is None or not await q.insert_new(
+                conn, t.events, _event_row(key, session.revision + 1, stored, data)
+            ):
+                await conn.rollback()
+                return event  # stored before: appending it again changes nothing
+            await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
+        self._cache.extend(key, incarnation, session.revision, stored)
+        return apply_event_locally(session, event)
+
+    async def close(self) -> None:
+        """Close the database connections (the service stays usable)."""
+        await self._engine.dispose()
+        self._loop = None
+
+    async def _advance(
+        self, conn: AsyncConnection, session: Session, event: Event, delta: dict[str, Any]
+    ) -> str | None:
+        """Bump the revision if it is the copy's; returns the incarnation, None if a duplicate."""
+        s = t.sessions
+        key = (session.app_name, session.user_id, session.id)
+        guard = q.session_filter(s, key) & (s.c.revision == session.revision)
+        bump = update(s).where(guard).values(revision=s.c.revision + 1)
+        bump = bump.values(update_time=event.timestamp).returning(s.c.incarnation, s.c.state)
+        row = (await conn.execute(bump)).first()
+        if row is None:
+            await self._refuse(conn, key, session.revision, event.id)
+            return None
+        if delta:
+            new_state = {**row.state, **delta}
+            await conn.execute(update(s).where(q.session_filter(s, key)).values(state=new_state))
+        incarnation: str = row.incarnation
+        return incarnation
+
+    async def _refuse(
+        self, conn: AsyncConnection, key: SessionKey, expected: int, event_id: str
+    ) -> None:
+        """Explain a failed revision guard: deleted, stale, or (returns) a duplicate."""
+        current = await q.read_session_row(conn, key)
+        if current is None:
+            raise SessionError(f"session {key[2]!r} was deleted; cannot append to it")
+        e = t.events
+        duplicate = e.select().where(q.session_filter(e, key) & (e.c.id == event_id))
+        if (await conn.execute(duplicate)).first() is None:
+            raise StaleSessionError(key[2], expected, current.revision)
+
+    async def _write_shared_state(
+        self,
+        conn: AsyncConnection,
+        key: SessionKey,
+        app: dict[str, Any],
+        user: dict[str, Any],
+        now: float,
+    ) -> None:
+        await q.upsert_state(conn, t.app_state, {"app_name": key[0]}, app, now)
+        owner = {"app_name": key[0], "user_id": key[1]}
+        await q.upsert_state(conn, t.user_state, owner, user, now)
+
+    async def _shared_state(
+        self, conn: AsyncConnection, app_name: str, user_id: str
+    ) -> dict[str, Any]:
+        app_state = await q.read_app_state(conn, app_name)
+        user_states = await q.read_user_states(conn, app_name, [user_id])
+        return {**app_state, **user_states.get(user_id, {})}
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        await self._ensure_schema()
+        async with self._transaction(write=False) as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        await self._ensure_schema()
+        async with self._transaction(write=True) as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _transaction(self, *, write: bool) -> AsyncIterator[AsyncConnection]:
+        async with self._engine.connect() as conn:
+            if write:
+                await conn.execution_options(**{WRITE: True})
+            async with conn.begin():
+                yield conn
+
+    async def _ensure_schema(self) -> None:
+        self._follow_event_loop()
+        if self._ready:
+            return
+        async with self._ready_lock:
+            if not self._ready:
+                make_folder(self._url)
+                where = self._url.render_as_string(hide_password=True)
+                async with self._transaction(write=True) as conn:
+                    await t.ensure_schema(conn, where)
+                self._ready = True
+
+    def _follow_event_loop(self) -> None:
+        """Start a new connection pool when called from a new event loop.
+
+        asyncpg connections belong to the loop that opened them, so a service
+        used by successive ``asyncio.run`` calls needs fresh ones; the old
+        loop's connections are dropped unclosed (``close()`` before the loop
+        ends avoids that). aiosqlite connections work from any loop and are
+        kept: dropping them would leave their threads running.
+        """
+        loop = asyncio.get_running_loop()
+        if loop is self._loop:
+            return
+        if self._loop is not None and self._engine.dialect.name != "sqlite":
+            self._engine.sync_engine.dispose(close=False)
+        self._loop = loop
+        self._ready_lock = asyncio.Lock()
+
+
+def _event_row(key: SessionKey, seq: int, event: Event, data: Any) -> dict[str, Any]:
+    app_name, user_id, session_id = key
+    return {
+        "app_name": app_name,
+        "user_id": user_id,
+        "session_id": session_id,
+        "seq": seq,
+        "id": event.id,
+        "invocation_id": event.invocation_id,
+        "author": event.author,
+        "timestamp": event.timestamp,
+        "data": data,
+    }
+
+
+def _session(
+    key: SessionKey, state: dict[str, Any], events: list[Event], updated: float, revision: int
+) -> Session:
+    app_name, user_id, session_id = key
+    return Session.model_construct(
+        id=session_id,
+        app_name=app_name,
+        user_id=user_id,
+        state=state,
+        events=events,
+        last_update_time=updated,
+        revision=revision,
+    )

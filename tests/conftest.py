@@ -1,0 +1,31 @@
+"""Fixtures for the whole suite: real servers, started once per test run.
+
+Servers live in ``tests/support/`` (one module each); a server that cannot
+start skips its tests locally and fails them in CI (``CI=true``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.postgres import PostgresServer, start_postgres
+from tests.support.servers import ServerUnavailableError, server_unavailable
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on loopback for this test run."""
+    try:
+        server = start_postgres()
+    except ServerUnavailableError as exc:
+        server_unavailable(f"PostgreSQL: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """An asyncpg URL of a fresh, empty database (one per test)."""
+    return postgres_server.create_database()
