@@ -49,3 +49,15 @@ async def test_a_new_session_with_a_reused_id_does_not_see_the_old_history():
     await runner.create_session(user_id="user", session_id=first.session_id)
     await run_turn(agent, "new question", runner=runner, session_id=first.session_id)
     assert [c.text for c in model.requests[1].contents] == ["new question"]
+
+
+async def test_requests_share_the_sessions_contents_instead_of_copying_them():
+    model = ScriptedLlm(["a1", "a2"])
+    agent = LlmAgent(name="a", model=model)
+    first = await run_turn(agent, "q1")
+    await run_turn(agent, "q2", runner=first.runner, session_id=first.session_id)
+
+    session = await first.stored_session()
+    sent = model.requests[1].contents
+    assert sent[0] is session.events[0].content
+    assert sent[1] is session.events[1].content
