@@ -28,7 +28,15 @@ from contextlib import contextmanager
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import INVALID_SPAN, Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import (
+    INVALID_SPAN,
+    NoOpTracerProvider,
+    ProxyTracerProvider,
+    Span,
+    SpanKind,
+    Status,
+    StatusCode,
+)
 from opentelemetry.util.types import AttributeValue
 
 __all__ = [
@@ -46,6 +54,7 @@ __all__ = [
     "start_llm_attempt_span",
     "start_llm_call_span",
     "start_span",
+    "tracing_enabled",
 ]
 
 TRACER_NAME = "steadyflow"
@@ -61,6 +70,24 @@ ATTR_LLM_RETRY_DELAY_MS = "steadyflow.llm.retry.delay_ms"
 
 # A ProxyTracer: it resolves to the SDK's tracer once a provider is installed.
 _tracer = trace.get_tracer(TRACER_NAME)
+
+
+_sdk_seen = False
+
+
+def tracing_enabled() -> bool:
+    """False until a real ``TracerProvider`` (an SDK) is installed.
+
+    Without one every span would be a no-op, so callers may skip building
+    attributes; the current context is left untouched either way, so trace
+    propagation through the API still works. A positive answer is cached:
+    OpenTelemetry lets the global provider be set only once.
+    """
+    global _sdk_seen
+    if not _sdk_seen:
+        provider = trace.get_tracer_provider()
+        _sdk_seen = not isinstance(provider, ProxyTracerProvider | NoOpTracerProvider)
+    return _sdk_seen
 
 
 def start_span(
@@ -80,6 +107,8 @@ def start_span(
         attributes: attributes known at start (samplers can see them).
     """
     if parent is None:
+        if not tracing_enabled():
+            return INVALID_SPAN
         return _tracer.start_span(name, kind=kind, attributes=attributes)
     if not parent.get_span_context().is_valid:
         return INVALID_SPAN

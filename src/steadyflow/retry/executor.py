@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from opentelemetry.trace import Span
@@ -52,31 +51,23 @@ class _CallInfo:
     max_attempts: int
 
 
-@asynccontextmanager
-async def _closing(
-    iterator: AsyncIterator[LlmResponse],
-) -> AsyncIterator[AsyncIterator[LlmResponse]]:
-    """Close ``iterator`` on exit when it can be closed (async generators can)."""
+async def _next_response(
+    responses: AsyncIterator[LlmResponse], span: Span, traced: bool
+) -> LlmResponse | None:
+    """The provider's next response (``None`` at the end), with ``span`` current meanwhile."""
     try:
-        yield iterator
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        if not traced:
+            return await anext(responses)
+        with telemetry.activate(span):
+            return await anext(responses)
+    except StopAsyncIteration:
+        return None
 
 
-async def _attempt(
-    llm: BaseLlm, request: LlmRequest, stream: bool, span: Span
-) -> AsyncGenerator[LlmResponse, None]:
-    """One provider attempt, with its span current only while the provider works."""
-    async with _closing(llm.generate_content_async(request, stream=stream)) as responses:
-        while True:
-            with telemetry.activate(span):
-                try:
-                    response = await anext(responses)
-                except StopAsyncIteration:
-                    return
-            yield response
+async def _close(responses: AsyncIterator[LlmResponse]) -> None:
+    aclose = getattr(responses, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def _log_retry(info: _CallInfo, details: RetryDetails, decision: RetryDecision) -> None:
@@ -155,7 +146,6 @@ async def generate_with_retries(
     clock = clock if clock is not None else current_clock()
     draw = random_source if random_source is not None else random.random
     model = request.model or llm.model
-    info = _CallInfo(model, agent_name, invocation_id, config.max_attempts)
     call_span = telemetry.start_llm_call_span(
         model=model, provider=llm.provider, agent_name=agent_name
     )
@@ -168,15 +158,17 @@ async def generate_with_retries(
             span = telemetry.start_llm_attempt_span(call_span, attempt=attempt, delay=delay)
             failure: Exception | None = None
             emitted = False
+            responses = llm.generate_content_async(request, stream=stream)
+            traced = span.get_span_context().is_valid
             try:
-                async with _closing(_attempt(llm, request, stream, span)) as responses:
-                    async for response in responses:
-                        emitted = True
-                        yield response
+                while (response := await _next_response(responses, span, traced)) is not None:
+                    emitted = True
+                    yield response
             except Exception as error:
                 telemetry.record_error(span, error)
                 failure = error
             finally:
+                await _close(responses)
                 span.end()
             if failure is None:
                 return
@@ -190,6 +182,7 @@ async def generate_with_retries(
                 output_emitted=emitted,
             )
             decision = decide(config, details, jitter=2.0 * draw() - 1.0)
+            info = _CallInfo(model, agent_name, invocation_id, config.max_attempts)
             if not decision.retry:
                 _log_give_up(info, details, decision)
                 raise failure
