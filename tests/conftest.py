@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.postgres import PostgresServer, start_postgres
+from tests.support.redis import RedisServer, start_redis
 from tests.support.servers import ServerUnavailableError, server_unavailable
 
 
@@ -27,5 +28,16 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 @pytest.fixture
 def postgres_url(postgres_server: PostgresServer) -> str:
-    """An asyncpg URL of a fresh, empty database (one per test)."""
-    return postgres_server.create_database()
+    """An asyncpg URL of an empty database (emptied before each test)."""
+    return postgres_server.emptied_database()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A Redis server on loopback for this test run."""
+    try:
+        server = start_redis()
+    except ServerUnavailableError as exc:
+        server_unavailable(f"Redis: {exc}")
+    yield server
+    server.stop()

@@ -166,7 +166,7 @@ class AdaptiveThrottle:
             )
         self.throttle_first_attempts = throttle_first_attempts
         self._clock = clock
-        self._draw = random_source if random_source is not None else random.random
+        self.random_source = random_source if random_source is not None else random.random
         self._counts: dict[str, SlidingCounts] = {}
         self._lock = threading.Lock()
 
@@ -197,7 +197,7 @@ class AdaptiveThrottle:
         with self._lock:
             window = self._window(key)
             requests, accepts = window.totals(now)
-            if self._draw() >= shed_probability(requests, accepts, self.k):
+            if self.random_source() >= shed_probability(requests, accepts, self.k):
                 return True
             window.add(now, 1, 0)
             return False
