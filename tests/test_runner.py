@@ -66,9 +66,28 @@ async def test_run_inside_an_event_loop_says_to_use_run_async():
         next(runner.run(user_id="u", session_id="s", new_message="hi"))
 
 
-def test_session_service_url_other_than_memory_is_rejected_clearly():
-    with pytest.raises(ValueError, match="unsupported session_service"):
+def test_session_service_url_with_an_unknown_scheme_is_rejected_clearly():
+    with pytest.raises(ValueError, match="unknown scheme 'ftp'"):
         Runner(app_name="x", agent=LlmAgent(name="a"), session_service="ftp://x")
+
+
+async def test_session_service_url_opens_a_sqlite_store(tmp_path):
+    db = tmp_path / "sessions.db"
+    agent = LlmAgent(name="a", model=ScriptedLlm(["stored"]))
+    runner = Runner(app_name="x", agent=agent, session_service=f"sqlite:///{db}")
+    session = await runner.create_session(user_id="u")
+    texts = [
+        e.text async for e in runner.run_async(user_id="u", session_id=session.id, new_message="hi")
+    ]
+    await runner.close()
+    assert texts == ["stored"]
+    reopened = Runner(app_name="x", agent=agent, session_service=f"sqlite:///{db}")
+    stored = await reopened.session_service.get_session(
+        app_name="x", user_id="u", session_id=session.id
+    )
+    await reopened.close()
+    assert stored is not None
+    assert [e.text for e in stored.events if e.content is not None] == ["hi", "stored"]
 
 
 async def test_bidi_mode_through_run_async_points_to_run_live():

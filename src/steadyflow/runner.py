@@ -24,6 +24,7 @@ from .live_request_queue import LiveRequestQueue
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
+from .sessions.url import open_session_service
 from .types import Content
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -32,9 +33,7 @@ __all__ = ["InMemoryRunner", "Runner"]
 def _open_service(service: BaseSessionService | str) -> BaseSessionService:
     if isinstance(service, BaseSessionService):
         return service
-    if service in ("memory://", "memory:"):
-        return InMemorySessionService()
-    raise ValueError(f"unsupported session_service URL {service!r}; use 'memory://'")
+    return open_session_service(service)
 
 
 def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
