@@ -18,6 +18,7 @@ from ..context import CallbackContext, InvocationContext
 from ..errors import LlmCallsLimitExceededError
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from ..retry.classify import error_chain
 from ..retry.executor import generate_with_retries
 from ..run_config import StreamingMode
 from .callbacks import run_callbacks
@@ -31,14 +32,7 @@ SHORT_CIRCUIT_KEY = "steadyflow.short_circuit"
 
 
 def _budget_error_in_chain(error: BaseException) -> bool:
-    seen: set[int] = set()
-    link: BaseException | None = error
-    while link is not None and id(link) not in seen:
-        if isinstance(link, LlmCallsLimitExceededError):
-            return True
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return False
+    return any(isinstance(link, LlmCallsLimitExceededError) for link in error_chain(error))
 
 
 async def _after_model(

@@ -18,6 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from .breaker import Breaker
+from .budget import RetryBudget
+
 __all__ = ["DEFAULT_RETRYABLE_STATUS_CODES", "RetryConfig"]
 
 DEFAULT_RETRYABLE_STATUS_CODES: frozenset[int] = frozenset({408, 429, 500, 502, 503, 504, 529})
@@ -54,6 +57,15 @@ def _status_codes(value: object) -> frozenset[int]:
     return codes
 
 
+def _set_guards(config: RetryConfig, budget: object, breaker: object) -> None:
+    if budget is not None and not isinstance(budget, RetryBudget):
+        raise ValueError(f"budget must be a RetryBudget (allow/record), got {budget!r}")
+    if breaker is not None and not isinstance(breaker, Breaker):
+        raise ValueError(f"circuit_breaker must be a CircuitBreaker, got {breaker!r}")
+    object.__setattr__(config, "budget", budget)
+    object.__setattr__(config, "circuit_breaker", breaker)
+
+
 @dataclass(frozen=True, kw_only=True)
 class RetryConfig:
     """How a failed model call is retried. The default is one attempt (off).
@@ -68,6 +80,12 @@ class RetryConfig:
         respect_retry_after: wait at least the provider's hint when it gave one.
         max_retry_after: a hint above this gives up instead of waiting.
         total_timeout: bound on the whole call with its waits; None = no bound.
+        budget: a ``RetryBudget`` shared by every call that uses this config
+            (``TokenBucketRetryBudget``, ``AdaptiveThrottle``,
+            ``RedisRetryBudget``); asked before each retry. None = no budget.
+        circuit_breaker: a ``CircuitBreaker`` (or ``RedisCircuitBreaker``)
+            shared likewise; an open circuit fails the call fast with
+            ``CircuitOpenError``. None = no breaker.
 
     Durations accept seconds (float) or ``datetime.timedelta`` and are stored
     as float seconds.
@@ -82,6 +100,8 @@ class RetryConfig:
     respect_retry_after: bool = True
     max_retry_after: float = 60.0
     total_timeout: float | None = None
+    budget: RetryBudget | None = None
+    circuit_breaker: Breaker | None = None
 
     def __init__(
         self,
@@ -95,6 +115,8 @@ class RetryConfig:
         respect_retry_after: bool = True,
         max_retry_after: float | timedelta = 60.0,
         total_timeout: float | timedelta | None = None,
+        budget: RetryBudget | None = None,
+        circuit_breaker: Breaker | None = None,
     ) -> None:
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):
             raise ValueError(f"max_attempts must be an int, got {max_attempts!r}")
@@ -132,6 +154,7 @@ class RetryConfig:
         set_(self, "respect_retry_after", respect_retry_after)
         set_(self, "max_retry_after", hint_cap)
         set_(self, "total_timeout", timeout)
+        _set_guards(self, budget, circuit_breaker)
 
     @classmethod
     def disabled(cls) -> RetryConfig:

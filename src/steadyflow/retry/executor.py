@@ -16,10 +16,15 @@ waits through the injectable clock. What it guarantees:
 - When the policy gives up, the last provider error propagates unchanged,
   for the flow's on-model-error callbacks.
 - Cancellation during a wait cancels the wait at once (``Clock.sleep``).
+- A shared budget and circuit breaker (``RetryConfig.budget`` /
+  ``circuit_breaker``, see ``guards.py``) are told every outcome and may
+  refuse a retry or fail the call fast; a ``FallbackLlm`` gets this whole
+  loop once per model (``chain.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
@@ -29,11 +34,14 @@ from opentelemetry.trace import Span
 
 from .. import telemetry
 from ..models.base import BaseLlm
+from ..models.fallback import FallbackLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from .chain import generate_with_fallbacks
 from .classify import describe_failure
 from .clock import Clock, current_clock
 from .config import RetryConfig
+from .guards import Guards
 from .policy import RetryDecision, RetryDetails, decide
 
 __all__ = ["generate_with_retries"]
@@ -143,15 +151,32 @@ async def generate_with_retries(
         LlmCallsLimitExceededError: the budget is spent.
         Exception: the last provider error, unchanged, once the policy gives up.
     """
+    if isinstance(llm, FallbackLlm):  # each model of the chain gets this whole loop
+        one_model = functools.partial(
+            generate_with_retries,
+            stream=stream,
+            config=config,
+            before_attempt=before_attempt,
+            agent_name=agent_name,
+            invocation_id=invocation_id,
+            clock=clock,
+            random_source=random_source,
+        )
+        async for answer in generate_with_fallbacks(llm, request, one_model, config):
+            yield answer
+        return
     clock = clock if clock is not None else current_clock()
     draw = random_source if random_source is not None else random.random
     model = request.model or llm.model
+    guards = Guards.of(config, llm.provider, model)
     call_span = telemetry.start_llm_call_span(
         model=model, provider=llm.provider, agent_name=agent_name
     )
     start = clock.monotonic()
     attempt, delay = 0, 0.0
     try:
+        if guards is not None:
+            await guards.admit_first()
         before_attempt()
         while True:
             attempt += 1
@@ -171,6 +196,8 @@ async def generate_with_retries(
                 await _close(responses)
                 span.end()
             if failure is None:
+                if guards is not None:
+                    await guards.record(failed=False)
                 return
             elapsed = clock.monotonic() - start
             details = describe_failure(
@@ -182,6 +209,8 @@ async def generate_with_retries(
                 output_emitted=emitted,
             )
             decision = decide(config, details, jitter=2.0 * draw() - 1.0)
+            if guards is not None:
+                decision = await guards.after_failure(details, decision)
             info = _CallInfo(model, agent_name, invocation_id, config.max_attempts)
             if not decision.retry:
                 _log_give_up(info, details, decision)

@@ -35,6 +35,8 @@ class RetryReason(enum.Enum):
     ATTEMPTS_EXHAUSTED = "max_attempts reached"
     HINT_TOO_LONG = "provider asked to wait longer than max_retry_after"
     TOTAL_TIMEOUT = "the wait would pass total_timeout"
+    BUDGET_EXHAUSTED = "the retry budget refused the retry"
+    CIRCUIT_OPEN = "the circuit breaker is open"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,158 @@
+"""``FallbackLlm``: a list of models tried in order when the one before it is unavailable.
+
+When a provider is down, an agent that can answer with a second provider's
+model keeps serving. ``FallbackLlm([primary, secondary, ...])`` is itself a
+``BaseLlm``, so it goes wherever a model goes (``LlmAgent(model=...)``, a
+registry factory) and needs no change to agents or run configs.
+
+Under the runtime, the retry loop understands the chain
+(``steadyflow.retry.chain``): each model gets the full retry policy, with its
+own budget and breaker key, and the call moves to the next model when the
+policy gave up on a retryable error or the model's circuit is open, only
+while nothing has been yielded yet. Every attempt on every model is counted
+against ``max_llm_calls``. Each response names the model that produced it in
+``custom_metadata["steadyflow.model"]`` (and ``model_version`` when the
+provider left it empty), so the event records which model answered.
+
+Called directly (``generate_content_async`` outside the runtime), the chain
+makes one attempt per model and moves on under the same conditions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection, Iterator, Sequence
+
+from ..errors import CircuitOpenError, LlmCallsLimitExceededError
+from .base import BaseLlm, BaseLlmConnection
+from .llm_request import LlmRequest
+from .llm_response import LlmResponse
+from .registry import LlmRegistry
+
+__all__ = ["ANSWERED_BY_KEY", "FALLBACK_INDEX_KEY", "FallbackLlm", "tag_response"]
+
+ANSWERED_BY_KEY = "steadyflow.model"
+"""``custom_metadata`` key naming the model that produced a response."""
+
+FALLBACK_INDEX_KEY = "steadyflow.fallback_index"
+"""``custom_metadata`` key: position of that model in the chain (0 = primary)."""
+
+# RetryConfig's default retryable statuses; models/ must not import retry/.
+_TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
+
+
+def tag_response(response: LlmResponse, llm: BaseLlm, index: int) -> LlmResponse:
+    """``response`` marked as produced by ``llm``, the chain's ``index``-th model."""
+    metadata = dict(response.custom_metadata or {})
+    metadata[ANSWERED_BY_KEY] = llm.model
+    metadata[FALLBACK_INDEX_KEY] = index
+    update: dict[str, object] = {"custom_metadata": metadata}
+    if response.model_version is None:
+        update["model_version"] = llm.model
+    return response.model_copy(update=update)
+
+
+def _links(error: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+class FallbackLlm(BaseLlm):
+    """Models tried in order: the first is the primary, the rest stand in for it.
+
+    Args:
+        models: model names (resolved through ``LlmRegistry`` on first use)
+            or ``BaseLlm`` instances; at least one. A ``FallbackLlm`` in the
+            list is flattened into it.
+        model: the chain's own name; defaults to the primary's name.
+    """
+
+    provider = "fallback"
+    _entries: list[str | BaseLlm]
+
+    def __init__(self, models: Sequence[str | BaseLlm], *, model: str | None = None) -> None:
+        if isinstance(models, str | BaseLlm) or not isinstance(models, Sequence):
+            raise ValueError(
+                f"FallbackLlm takes a list of models (names or BaseLlm), got {models!r}"
+            )
+        entries: list[str | BaseLlm] = []
+        for item in models:
+            if isinstance(item, FallbackLlm):
+                entries.extend(item._entries)
+            elif isinstance(item, BaseLlm) or (isinstance(item, str) and item):
+                entries.append(item)
+            else:
+                raise ValueError(
+                    f"FallbackLlm models must be model names or BaseLlm instances, got {item!r}"
+                )
+        if not entries:
+            raise ValueError("FallbackLlm needs at least one model")
+        first = entries[0]
+        super().__init__(model or (first if isinstance(first, str) else first.model))
+        self._entries = entries
+        self._resolved: list[BaseLlm] | None = None
+
+    def __repr__(self) -> str:
+        names = [e if isinstance(e, str) else repr(e) for e in self._entries]
+        return f"FallbackLlm([{', '.join(names)}])"
+
+    @property
+    def models(self) -> list[BaseLlm]:
+        """The chain's models, in order, names resolved through ``LlmRegistry``."""
+        if self._resolved is None:
+            self._resolved = [
+                LlmRegistry.resolve(e) if isinstance(e, str) else e for e in self._entries
+            ]
+        return list(self._resolved)
+
+    def request_for(self, llm: BaseLlm, request: LlmRequest) -> LlmRequest:
+        """``request`` addressed to ``llm`` (the flow names the chain's primary)."""
+        if request.model == llm.model:
+            return request
+        return request.model_copy(update={"model": llm.model})
+
+    def falls_over(self, llm: BaseLlm, error: BaseException, codes: Collection[int]) -> bool:
+        """Whether ``error`` from ``llm`` moves the call on: an open circuit or transient."""
+        links = list(_links(error))
+        if any(isinstance(link, LlmCallsLimitExceededError) for link in links):
+            return False
+        if any(isinstance(link, CircuitOpenError) for link in links):
+            return True
+        return any(llm.is_exception_retryable(link, codes) for link in links)
+
+    async def generate_content_async(
+        self, request: LlmRequest, stream: bool = False
+    ) -> AsyncIterator[LlmResponse]:
+        """One attempt per model, moving on only before anything was yielded."""
+        models = self.models
+        for index, llm in enumerate(models):
+            emitted = False
+            try:
+                async for response in llm.generate_content_async(
+                    self.request_for(llm, request), stream=stream
+                ):
+                    emitted = True
+                    yield tag_response(response, llm, index)
+                return
+            except Exception as error:
+                last = index == len(models) - 1
+                if emitted or last or not self.falls_over(llm, error, _TRANSIENT_STATUSES):
+                    raise
+
+    def connect(self, request: LlmRequest) -> BaseLlmConnection:
+        """Live sessions use the primary only: a live stream cannot change models midway."""
+        primary = self.models[0]
+        return primary.connect(self.request_for(primary, request))
+
+    def is_exception_retryable(
+        self, error: BaseException, retryable_status_codes: Collection[int]
+    ) -> bool:
+        """The primary's classification (the retry loop asks each model itself)."""
+        return self.models[0].is_exception_retryable(error, retryable_status_codes)
+
+    def retry_after(self, error: BaseException) -> float | None:
+        """The primary's reading of the wait hint."""
+        return self.models[0].retry_after(error)
