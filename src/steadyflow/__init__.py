@@ -27,6 +27,7 @@ from .errors import (
     SteadyflowError,
 )
 from .events import Event, EventActions
+from .history.policy import Compaction, HistoryPolicy
 from .live_request_queue import LiveRequest, LiveRequestQueue
 from .retry.config import RetryConfig
 from .run_config import RunConfig, StreamingMode
@@ -56,6 +57,7 @@ __all__ = [
     "Blob",
     "CallbackContext",
     "CircuitOpenError",
+    "Compaction",
     "ConfigurationError",
     "Content",
     "Event",
@@ -65,6 +67,7 @@ __all__ = [
     "FunctionResponse",
     "FunctionTool",
     "GenerateContentConfig",
+    "HistoryPolicy",
     "InMemoryRunner",
     "InMemorySessionService",
     "InvocationContext",

@@ -186,3 +186,29 @@ async def test_events_of_a_session_come_back_in_append_order_after_many_appends(
     await fresh.close()
 
     assert [e.text for e in loaded.events] == [str(i) for i in range(25)]
+
+
+@pytest.mark.postgres
+async def test_postgres_sessions_writing_the_same_shared_keys_at_once_all_succeed(
+    postgres_url: str,
+) -> None:
+    # Half write the keys in one order, half in the other: upserting them
+    # unsorted deadlocks some of these transactions. (SQLite has one writer
+    # at a time, so nothing to deadlock.)
+    services = [SqlSessionService(postgres_url) for _ in range(8)]
+    sessions = [await services[i % 8].create_session(app_name=APP, user_id="u1") for i in range(64)]
+    keys = [f"app:k{j}" for j in range(4)] + [f"user:k{j}" for j in range(4)]
+
+    def delta(i: int) -> dict[str, Any]:
+        return {k: i for k in (keys if i % 2 else reversed(keys))}
+
+    results = await asyncio.gather(
+        *(services[i % 8].append_event(s, delta_event(delta(i))) for i, s in enumerate(sessions)),
+        return_exceptions=True,
+    )
+
+    state = (await reload(services[0], sessions[0])).state
+    assert [r for r in results if not isinstance(r, Event)] == []
+    assert len({state[k] for k in keys}) == 1  # all keys from the last transaction
+    for service in services:
+        await service.close()

@@ -19,6 +19,7 @@ from ..flows.base_flow import BaseLlmFlow
 from ..flows.callbacks import normalize_callbacks
 from ..flows.live import run_live
 from ..flows.single_flow import SingleFlow
+from ..history.policy import HistoryPolicy
 from ..models.base import BaseLlm
 from ..models.registry import LlmRegistry
 from ..tools.base_tool import BaseTool
@@ -56,6 +57,9 @@ class LlmAgent(BaseAgent):
         disallow_transfer_to_peers: forbid handing over to siblings.
         include_contents: ``"default"`` (the session's history) or ``"none"``
             (only the instruction and the current turn).
+        history: how much of the session each model call replays (a cap in
+            events or tokens, optional compaction, a large-request warning);
+            ``None`` replays everything.
         output_schema: a pydantic model the final answer must be JSON of.
         output_key: state key the final answer is stored under.
         generate_content_config: temperature, max tokens, ...
@@ -86,6 +90,7 @@ class LlmAgent(BaseAgent):
         disallow_transfer_to_parent: bool = False,
         disallow_transfer_to_peers: bool = False,
         include_contents: Literal["default", "none"] = "default",
+        history: HistoryPolicy | None = None,
         output_schema: type[BaseModel] | None = None,
         output_key: str | None = None,
         generate_content_config: GenerateContentConfig | None = None,
@@ -100,6 +105,8 @@ class LlmAgent(BaseAgent):
             raise ValueError(
                 f"include_contents must be 'default' or 'none', got {include_contents!r}"
             )
+        if history is not None and not isinstance(history, HistoryPolicy):
+            raise ValueError(f"history must be a HistoryPolicy or None, got {history!r}")
         if not isinstance(model, str | BaseLlm):
             raise ValueError(f"model must be a model name or a BaseLlm, got {model!r}")
         self.model = model
@@ -113,6 +120,7 @@ class LlmAgent(BaseAgent):
         self.disallow_transfer_to_parent = disallow_transfer_to_parent
         self.disallow_transfer_to_peers = disallow_transfer_to_peers
         self.include_contents = include_contents
+        self.history = history
         self.output_schema = output_schema
         self.output_key = output_key
         self.generate_content_config = generate_content_config

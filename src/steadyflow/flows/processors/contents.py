@@ -15,6 +15,11 @@ What an agent sees:
 - other agents' messages re-cast as user context ("For context: [x] said ...");
 - with ``include_contents="none"``, only the current turn: from the latest
   user message on.
+
+With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
+``HistoryView`` is kept beside the cached contents and the request gets only
+the window the policy allows, possibly behind a compaction summary
+(``history.py``); compaction summary events are never conversation.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ from typing import TYPE_CHECKING, cast
 
 from ...context import InvocationContext
 from ...events import Event
+from ...history.policy import HistoryPolicy
+from ...history.summary import is_summary_event
+from ...history.tokens import content_tokens
 from ...models.llm_request import LlmRequest
 from ...types import Content, Part
 from .base import RequestProcessor
+from .history import HistoryView, history_contents, warn_if_over
 
 if TYPE_CHECKING:
     from ...agents.llm_agent import LlmAgent
@@ -62,7 +71,7 @@ def _as_context(event: Event) -> Content:
 def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
     """The content an agent sees for one event, or None when it sees nothing."""
     content = event.content
-    if content is None or not content.parts or event.partial:
+    if content is None or not content.parts or event.partial or is_summary_event(event):
         return None
     if not _visible(event, branch):
         return None
@@ -76,6 +85,7 @@ class _Converted:
     count: int = 0
     last_id: str = ""
     contents: list[Content] = field(default_factory=list)
+    history: HistoryView | None = None
 
 
 class ContentsProcessor(RequestProcessor):
@@ -88,13 +98,26 @@ class ContentsProcessor(RequestProcessor):
         """Set the contents the agent sees."""
         agent = cast("LlmAgent", ctx.agent)
         events = ctx.session.events
+        policy = agent.history
         if agent.include_contents == "none":
             request.contents = self._current_turn(events, agent.name, ctx.branch)
-        else:
-            request.contents = list(self._converted(ctx, agent.name).contents)
+            if policy is not None:
+                tokens = sum(content_tokens(c) for c in request.contents)
+                warn_if_over(ctx, policy, request, tokens)
+            return request
+        cached = self._converted(ctx, agent.name, policy)
+        if cached.history is None:
+            request.contents = list(cached.contents)
+            return request
+        request.contents, tokens = await history_contents(
+            ctx, cached.history, cached.contents, agent.canonical_model
+        )
+        warn_if_over(ctx, cached.history.policy, request, tokens)
         return request
 
-    def _converted(self, ctx: InvocationContext, agent_name: str) -> _Converted:
+    def _converted(
+        self, ctx: InvocationContext, agent_name: str, policy: HistoryPolicy | None
+    ) -> _Converted:
         events = ctx.session.events
         key = (ctx.session.id, ctx.branch)
         cached = self._cache.get(key)
@@ -102,17 +125,23 @@ class ContentsProcessor(RequestProcessor):
             cached is None
             or cached.count > len(events)
             or (cached.count and events[cached.count - 1].id != cached.last_id)
+            or (cached.history.policy if cached.history is not None else None) is not policy
         ):
-            cached = _Converted()
+            cached = _Converted(history=None if policy is None else HistoryView(policy))
             self._cache[key] = cached
             if len(self._cache) > _CACHE_SIZE:
                 self._cache.popitem(last=False)
         else:
             self._cache.move_to_end(key)
+        history = cached.history
         for index in range(cached.count, len(events)):  # islice would walk the prefix
-            content = event_to_content(events[index], agent_name, ctx.branch)
+            event = events[index]
+            content = event_to_content(event, agent_name, ctx.branch)
             if content is not None:
                 cached.contents.append(content)
+            if history is not None:
+                mine = event.author == agent_name and _visible(event, ctx.branch)
+                history.observe(event, content, mine=mine)
         cached.count = len(events)
         cached.last_id = events[-1].id if events else ""
         return cached

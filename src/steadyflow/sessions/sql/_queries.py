@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, Text, cast, select
+from sqlalchemy import Table, Text, cast, select, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -26,6 +26,7 @@ __all__ = [
     "load_events",
     "read_app_state",
     "read_session_row",
+    "read_shared_state",
     "read_user_states",
     "session_filter",
     "upsert_state",
@@ -68,6 +69,16 @@ async def load_events(conn: AsyncConnection, key: SessionKey, after: int, upto: 
     return [decode_event(text) for text in (await conn.execute(query)).scalars()]
 
 
+async def read_shared_state(conn: AsyncConnection, app_name: str, user_id: str) -> dict[str, Any]:
+    """The app's ``app:`` keys and the user's ``user:`` keys, in one query."""
+    a, u = t.app_state, t.user_state
+    app_keys = select(a.c.key, a.c.value).where(a.c.app_name == app_name)
+    user_keys = select(u.c.key, u.c.value).where(
+        (u.c.app_name == app_name) & (u.c.user_id == user_id)
+    )
+    return {key: value for key, value in await conn.execute(union_all(app_keys, user_keys))}
+
+
 async def read_app_state(conn: AsyncConnection, app_name: str) -> dict[str, Any]:
     """Every ``app:`` key of the app."""
     a = t.app_state
@@ -102,7 +113,9 @@ async def upsert_state(
     """Set ``state``'s keys for ``owner`` (the app, or the app's user), one row per key."""
     if not state:
         return
-    rows = [{**owner, "key": k, "value": v, "update_time": now} for k, v in state.items()]
+    # Sorted keys: two transactions upserting the same keys lock them in the
+    # same order, so they queue on PostgreSQL instead of deadlocking.
+    rows = [{**owner, "key": k, "value": state[k], "update_time": now} for k in sorted(state)]
     stmt = _insert(conn, table).values(rows)
     stmt = stmt.on_conflict_do_update(
         index_elements=[c.name for c in table.primary_key.columns],

@@ -94,7 +94,7 @@ class SqlSessionService(BaseSessionService):
             if not await q.insert_new(conn, t.sessions, row):
                 raise SessionError(f"session {key[2]!r} already exists for app {app_name!r}")
             await self._write_shared_state(conn, key, scoped.app, scoped.user, now)
-            shared = await self._shared_state(conn, app_name, user_id)
+            shared = await q.read_shared_state(conn, app_name, user_id)
         self._cache.store(key, incarnation, [])
         return _session(key, {**scoped.session, **shared}, [], now, 0)
 
@@ -110,7 +110,7 @@ class SqlSessionService(BaseSessionService):
             events = list(cached.events) if cached is not None else []
             if len(events) < row.revision:
                 events += await q.load_events(conn, key, len(events), row.revision)
-            shared = await self._shared_state(conn, app_name, user_id)
+            shared = await q.read_shared_state(conn, app_name, user_id)
         self._cache.store(key, row.incarnation, list(events))
         return _session(key, {**row.state, **shared}, events, row.update_time, row.revision)
 
@@ -216,13 +216,6 @@ class SqlSessionService(BaseSessionService):
         await q.upsert_state(conn, t.app_state, {"app_name": key[0]}, app, now)
         owner = {"app_name": key[0], "user_id": key[1]}
         await q.upsert_state(conn, t.user_state, owner, user, now)
-
-    async def _shared_state(
-        self, conn: AsyncConnection, app_name: str, user_id: str
-    ) -> dict[str, Any]:
-        app_state = await q.read_app_state(conn, app_name)
-        user_states = await q.read_user_states(conn, app_name, [user_id])
-        return {**app_state, **user_states.get(user_id, {})}
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
