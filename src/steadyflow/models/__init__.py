@@ -5,6 +5,7 @@ proxy, or register a factory for a name pattern.
 """
 
 from .base import BaseLlm, BaseLlmConnection, parse_retry_after
+from .fallback import FallbackLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 from .registry import LlmRegistry
@@ -12,6 +13,7 @@ from .registry import LlmRegistry
 __all__ = [
     "BaseLlm",
     "BaseLlmConnection",
+    "FallbackLlm",
     "LlmRegistry",
     "LlmRequest",
     "LlmResponse",
