@@ -37,5 +37,20 @@ pytest: $(STAMP) services
 
 test: lint typecheck pytest
 
+# Benchmarks against peers (bench/README.md). Each peer is installed into its own
+# venv under bench/.venvs/ on first use; BENCH_ARGS passes options, e.g.
+# `make bench BENCH_ARGS="--at HEAD"` measures the last commit instead of the tree.
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(BENCH_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[sql,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+bench-quick: $(BENCH_STAMP)
+	$(BIN)/python -m bench.run --quick $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

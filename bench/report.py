@@ -1,0 +1,303 @@
+"""The results table: ratios against the best peer in each row, and whether we met the target.
+
+``publish`` writes ``latest.json`` (raw results plus the summary), prints the
+Markdown, puts it into ``bench/README.md`` between the results markers, and
+draws the plots. Every "ratio" reads "how many times better steadyflow is"
+(best peer's figure divided by ours), except the history rows, whose figure
+is each side's own growth (turn at the largest size / turn at 0 events).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .sides import OURS, PEERS
+from .summary import summarize_run
+
+__all__ = ["README_END", "README_START", "Row", "publish", "render", "rows"]
+
+README_START = "<!-- results:start -->"
+README_END = "<!-- results:end -->"
+SIDE_NAMES = [OURS.name, *(p.name for p in PEERS)]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table."""
+
+    scenario: str
+    cells: dict[str, str]
+    best: str
+    ratio: str
+    target: str
+    met: bool | None
+
+
+def _us(seconds: float | None) -> str:
+    if seconds is None:
+        return "n/a"
+    if seconds >= 0.1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def _kb(value: float | None) -> str:
+    return "n/a" if value is None else f"{value / 1024:.1f} KB"
+
+
+def _cell(entry: dict[str, Any] | None, fmt: Callable[[Any], str]) -> str:
+    if entry is None:
+        return "—"
+    if entry["value"] is None:
+        return f"— ({entry['why_not']})" if entry.get("why_not") else "—"
+    return fmt(entry["value"])
+
+
+def _best_peer(
+    per_side: dict[str, Any], value: Callable[[Any], float | None]
+) -> tuple[str, float] | None:
+    figures = [
+        (name, v)
+        for name, entry in per_side.items()
+        if name != OURS.name and entry["value"] is not None
+        for v in [value(entry["value"])]
+        if v is not None
+    ]
+    return min(figures, key=lambda item: item[1]) if figures else None
+
+
+def _versus_best(
+    label: str,
+    per_side: dict[str, Any],
+    value: Callable[[Any], float | None],
+    fmt: Callable[[float | None], str],
+    target: str,
+    factor: float,
+) -> Row:
+    """A row where less is better and we must beat the best peer ``factor`` times."""
+    cells = {name: _cell(per_side.get(name), lambda v: fmt(value(v))) for name in SIDE_NAMES}
+    ours = per_side.get(OURS.name, {}).get("value")
+    ours_value = value(ours) if ours is not None else None
+    best = _best_peer(per_side, value)
+    if best is None or not ours_value:
+        return Row(label, cells, "n/a", "n/a", target, None)
+    ratio = best[1] / ours_value
+    return Row(label, cells, f"{best[0]} {fmt(best[1])}", f"{ratio:.1f}x", target, ratio >= factor)
+
+
+def _growth_row(label: str, per_side: dict[str, Any], limit: float) -> Row:
+    def text(value: dict[str, Any]) -> str:
+        turn = value["turn_s"]
+        first, last = turn[min(turn, key=int)], turn[max(turn, key=int)]
+        return f"{value['growth']:.1f}x ({_us(first)} → {_us(last)})"
+
+    cells = {name: _cell(per_side.get(name), text) for name in SIDE_NAMES}
+    ours = per_side.get(OURS.name, {}).get("value")
+    best = _best_peer(per_side, lambda v: v["growth"])
+    best_text = f"{best[0]} {best[1]:.1f}x" if best else "n/a"
+    if ours is None:
+        return Row(label, cells, best_text, "n/a", f"<= {limit:g}x", None)
+    size = f"{ours['largest']:,}"
+    target = f"turn at {size} events <= {limit:g}x turn at 0"
+    return Row(label, cells, best_text, f"{ours['growth']:.1f}x", target, ours["growth"] <= limit)
+
+
+def _streaming_rows(summary: dict[str, Any]) -> list[Row]:
+    off, on = summary["streaming_off"], summary["streaming_on"]
+    cells_off = {n: _cell(off.get(n), _us) for n in SIDE_NAMES}
+    cells_on = {n: _cell(on.get(n), _us) for n in SIDE_NAMES}
+    ours_off = off.get(OURS.name, {}).get("value")
+    ours_on = on.get(OURS.name, {}).get("value")
+    best_off = _best_peer(off, lambda v: v)
+    best_on = _best_peer(on, lambda v: v)
+    row_off = Row(
+        "Streaming: CPU per chunk, retries off",
+        cells_off,
+        f"{best_off[0]} {_us(best_off[1])}" if best_off else "n/a",
+        f"{best_off[1] / ours_off:.1f}x" if best_off and ours_off else "n/a",
+        "< 20 µs per chunk",
+        None if ours_off is None else ours_off < 20e-6,
+    )
+    within = ours_on / ours_off - 1 if ours_on and ours_off else None
+    row_on = Row(
+        "Streaming: CPU per chunk, retries on",
+        cells_on,
+        f"{best_on[0]} {_us(best_on[1])}" if best_on else "n/a",
+        "n/a" if within is None else f"on/off {within:+.1%}",
+        "< 20 µs; within 5% of off",
+        None if within is None else bool(ours_on < 20e-6 and within <= 0.05),
+    )
+    return [row_off, row_on]
+
+
+def _concurrency_rows(summary: dict[str, Any]) -> list[Row]:
+    rss = summary["concurrency_rss"]
+    out: list[Row] = []
+    ours = rss.get(OURS.name, {}).get("value") or {}
+    for runs in sorted(ours, key=int):
+        out.append(
+            _versus_best(
+                f"Peak RSS per run, {int(runs):,} concurrent two-step runs (50 ms model)",
+                rss,
+                lambda v, r=runs: (v.get(r) or {}).get("bytes_per_run"),
+                _kb,
+                "<= 1/4 of the best peer",
+                4.0,
+            )
+        )
+        ideal = ours[runs]["ideal_wall_s"]
+        wall = _versus_best(
+            f"Wall time of {int(runs):,} concurrent runs (ideal {ideal:.2f} s)",
+            rss,
+            lambda v, r=runs: (v.get(r) or {}).get("wall_s"),
+            _us,
+            "close to the ideal (<= 1.5x)",
+            0.0,
+        )
+        met = ours[runs]["wall_s"] <= 1.5 * ideal
+        out.append(Row(wall.scenario, wall.cells, wall.best, wall.ratio, wall.target, met))
+    traced = summary["concurrency_tracemalloc"]
+    if any(entry["value"] for entry in traced.values()):
+        largest = max(ours, key=int) if ours else "0"
+        out.append(
+            _versus_best(
+                f"Python heap peak per run (tracemalloc), {int(largest):,} runs",
+                traced,
+                lambda v: (v.get(largest) or {}).get("bytes_per_run"),
+                _kb,
+                "(detail)",
+                0.0,
+            )
+        )
+    return out
+
+
+def rows(summary: dict[str, Any]) -> list[Row]:
+    """Every table row, in the issue's order."""
+    ten = ">= 10x less than the best peer"
+    out = [
+        _versus_best("1. One-step text turn: CPU per model call", summary["one_step"],
+                     lambda v: v, _us, ten, 10.0),
+        _versus_best("2. Two-step tool turn: CPU per model call", summary["two_step"],
+                     lambda v: v, _us, ten, 10.0),
+        _growth_row("3. History growth, in-memory store", summary["history_memory"], 2.0),
+        _growth_row("3. History growth, SQLite store", summary["history_sqlite"], 3.0),
+    ]  # fmt: skip
+    numbered = _concurrency_rows(summary)
+    out += [Row("4. " + r.scenario, r.cells, r.best, r.ratio, r.target, r.met) for r in numbered]
+    out.append(
+        _versus_best("5. Import of the agent API: CPU time", summary["import"],
+                     lambda v: v["cpu_s"], _us, ">= 5x faster than the fastest peer", 5.0)
+    )  # fmt: skip
+    out.append(
+        _versus_best("5. Import: resident memory added", summary["import"],
+                     lambda v: v["rss_kb"] * 1024, _kb, "(detail)", 0.0)
+    )  # fmt: skip
+    packages = summary["packages"]
+    out.append(
+        _versus_best("5. Installed packages (core install)", packages, lambda v: float(v),
+                     lambda v: "n/a" if v is None else f"{v:.0f}", "(detail)", 0.0)
+    )  # fmt: skip
+    out += [Row("6. " + r.scenario, r.cells, r.best, r.ratio, r.target, r.met)
+            for r in _streaming_rows(summary)]  # fmt: skip
+    return out
+
+
+def _mark(met: bool | None) -> str:
+    return {True: "yes", False: "**no**", None: ""}[met]
+
+
+def _table(table_rows: list[Row]) -> str:
+    head = ["Scenario", *SIDE_NAMES, "Best peer", "Ratio", "Target", "Met"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in table_rows:
+        cells = [row.scenario, *(row.cells[n] for n in SIDE_NAMES), row.best, row.ratio]
+        lines.append("| " + " | ".join([*cells, row.target, _mark(row.met)]) + " |")
+    return "\n".join(lines)
+
+
+def _storm_table(storm: dict[str, Any]) -> str:
+    s = storm["settings"]
+    lines = [
+        f"Provider of {s['capacity']:g} requests/s; calls arrive at {s['overload']:g}x that "
+        f"for {s['seconds']:g} simulated seconds, then run until the last one ends.",
+        "",
+        "| Policy | Calls | Success rate | Provider attempts per success | p50 | p99 "
+        "| Last call ended at | What it does |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for p in storm["policies"]:
+        per = p["attempts_per_success"]
+        lines.append(
+            f"| {p['policy']} | {p['calls']:,} | {p['success_rate']:.1%} "
+            f"| {'n/a' if per is None else f'{per:.2f}'} | {p['p50_s']:.2f} s "
+            f"| {p['p99_s']:.2f} s | {p['drained_at_s']:.1f} s | {p['description']} |"
+        )
+    return "\n".join(lines)
+
+
+def _header(meta: dict[str, Any]) -> str:
+    m = meta["machine"]
+    versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
+    state = "working tree with uncommitted changes in src/" if meta["src_dirty"] else "clean"
+    load = f"{m['load_at_start'][0]:.1f} → {meta.get('load_at_end', [float('nan')])[0]:.1f}"
+    return (
+        f"Measured {meta['date']} ({meta['profile']} profile, {meta.get('seconds', '?')} s) "
+        f"at commit `{meta['commit'][:12]}` ({state}).\n"
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, {m['os']}, "
+        f"Python {m['python']}; 1-minute load average {load}.\n"
+        f"Versions: {versions}."
+    )
+
+
+def _notes(summary: dict[str, Any]) -> str:
+    lines = ["What each side does per turn (one-step / concurrency scenarios):", ""]
+    for name in SIDE_NAMES:
+        entry = summary["one_step"].get(name)
+        if entry and entry.get("note"):
+            lines.append(f"- {name}: {entry['note']}")
+    return "\n".join(lines)
+
+
+def render(raw: dict[str, Any]) -> str:
+    """The Markdown block for ``raw`` (with ``raw["summary"]`` filled in)."""
+    summary = raw["summary"]
+    parts = [_header(raw["meta"]), _table(rows(summary)), _notes(summary)]
+    if raw.get("storm"):
+        title = "#### 7. Retry storm (steadyflow's retry loop, virtual clock)"
+        parts += [title, _storm_table(raw["storm"])]
+    return "\n\n".join(parts) + "\n"
+
+
+def _update_readme(readme: Path, block: str) -> None:
+    text = readme.read_text()
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{readme} has no {README_START} ... {README_END} block")
+    readme.write_text(text[: start + len(README_START)] + "\n" + block + text[end:])
+
+
+def publish(raw: dict[str, Any], results: Path, readme: Path | None, *, draw: bool = True) -> None:
+    """Write latest.json and (with ``draw``) the plots, print the table, update the README."""
+    raw["summary"] = summarize_run(raw)
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "latest.json").write_text(json.dumps(raw, indent=1) + "\n")
+    block = render(raw)
+    print(block)
+    if readme is not None:
+        _update_readme(readme, block)
+    if not draw:
+        return
+    try:
+        from .plots import draw_all
+    except ImportError as error:  # matplotlib is in the bench extra
+        print(f"no plots ({error}); pip install -e '.[bench]'", file=sys.stderr)
+        return
+    draw_all(raw, results)

@@ -1,0 +1,90 @@
+"""The retry policies the storm compares: a registry later entries join.
+
+Each ``StormPolicy`` is expressed with the runtime's own knobs, so the
+simulation drives steadyflow's real retry loop for all of them; only the
+settings differ. ``run_config`` is called once per simulation and the one
+``RunConfig`` it returns serves every call of that simulation, so state it
+holds (a shared retry budget, say) is shared by all callers, as it would be
+in one process. ``wrap_model`` may put something (a circuit breaker) in
+front of the provider. To add a policy (the shared-budget entry)::
+
+    register_storm_policy(StormPolicy(
+        name="steadyflow+budget",
+        description="...",
+        run_config=lambda: RunConfig(retry_config=...),
+    ))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from steadyflow import RetryConfig, RunConfig
+from steadyflow.models import BaseLlm
+
+__all__ = ["BUILTIN_POLICIES", "STORM_POLICIES", "StormPolicy", "register_storm_policy"]
+
+
+@dataclass(frozen=True)
+class StormPolicy:
+    """One contender in the storm.
+
+    Attributes:
+        name: short key shown in tables and plots.
+        description: what it does, in words.
+        run_config: builds the run config all calls of one simulation share.
+        wrap_model: optionally wraps the provider (called once per simulation).
+    """
+
+    name: str
+    description: str
+    run_config: Callable[[], RunConfig]
+    wrap_model: Callable[[BaseLlm], BaseLlm] | None = None
+
+
+STORM_POLICIES: dict[str, StormPolicy] = {}
+
+
+def register_storm_policy(policy: StormPolicy) -> StormPolicy:
+    """Add ``policy`` to the storm; a second policy with the same name is an error."""
+    if policy.name in STORM_POLICIES:
+        raise ValueError(f"a storm policy named {policy.name!r} is already registered")
+    STORM_POLICIES[policy.name] = policy
+    return policy
+
+
+def _retrying(**settings: Any) -> Callable[[], RunConfig]:
+    return lambda: RunConfig(retry_config=RetryConfig(**settings))
+
+
+BUILTIN_POLICIES = (
+    StormPolicy("none", "one attempt, no retries", lambda: RunConfig()),
+    StormPolicy(
+        "naive",
+        "3 attempts, a fixed 1 s wait, no jitter, Retry-After ignored",
+        _retrying(
+            max_attempts=3,
+            initial_backoff=1.0,
+            max_backoff=1.0,
+            multiplier=1.0,
+            jitter_ratio=0.0,
+            respect_retry_after=False,
+        ),
+    ),
+    StormPolicy(
+        "sdk-style",
+        "provider-SDK default: 2 retries, 0.5-8 s exponential backoff, 25% jitter, Retry-After",
+        _retrying(max_attempts=3, initial_backoff=0.5, max_backoff=8.0, jitter_ratio=0.25),
+    ),
+    StormPolicy(
+        "steadyflow",
+        "RetryConfig(max_attempts=5, total_timeout=60): default backoff (0.5 s x2 up to 8 s, "
+        "20% jitter), waits max(backoff, Retry-After)",
+        _retrying(max_attempts=5, total_timeout=60.0),
+    ),
+)
+
+for _policy in BUILTIN_POLICIES:
+    register_storm_policy(_policy)

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from bench.storm.policies import STORM_POLICIES, StormPolicy, register_storm_policy
+from bench.storm.provider import CapacityProvider
+from bench.storm.simulate import StormSettings, simulate
+from bench.storm.vloop import SimulationStalledError, VirtualTimeLoop
+
+from steadyflow import RunConfig
+from steadyflow.errors import ModelHTTPError
+from steadyflow.models import LlmRequest
+
+
+def _on_virtual_time(coro_factory):
+    with asyncio.Runner(loop_factory=VirtualTimeLoop) as runner:
+        return runner.run(coro_factory())
+
+
+def test_virtual_loop_sleeps_jump_time_instead_of_waiting():
+    async def sleep_an_hour() -> float:
+        await asyncio.sleep(3600)
+        return asyncio.get_running_loop().time()
+
+    assert _on_virtual_time(sleep_an_hour) == pytest.approx(3600)
+
+
+def test_virtual_loop_wakes_concurrent_sleepers_in_time_order():
+    async def wakes() -> list[int]:
+        order: list[int] = []
+
+        async def sleeper(seconds: int) -> None:
+            await asyncio.sleep(seconds)
+            order.append(seconds)
+
+        await asyncio.gather(sleeper(5), sleeper(1), sleeper(3))
+        return order
+
+    assert _on_virtual_time(wakes) == [1, 3, 5]
+
+
+def test_virtual_loop_raises_instead_of_waiting_forever():
+    async def wait_forever() -> None:
+        await asyncio.get_running_loop().create_future()
+
+    with pytest.raises(SimulationStalledError):
+        _on_virtual_time(wait_forever)
+
+
+def test_provider_admits_its_capacity_at_once_then_refuses():
+    async def three_calls() -> list[object]:
+        provider = CapacityProvider(capacity=2.0, service_time=0.0, reject_cost=0.0)
+        outcomes: list[object] = []
+        for _ in range(3):
+            try:
+                async for response in provider.generate_content_async(LlmRequest()):
+                    outcomes.append(response.text)
+            except ModelHTTPError as error:
+                outcomes.append(error.status_code)
+        return outcomes
+
+    assert _on_virtual_time(three_calls) == ["served", "served", 429]
+
+
+def test_provider_refusal_carries_retry_after():
+    async def burst() -> ModelHTTPError:
+        provider = CapacityProvider(capacity=1.0, service_time=0.0, reject_cost=0.0)
+        async for _ in provider.generate_content_async(LlmRequest()):
+            pass
+        try:
+            async for _ in provider.generate_content_async(LlmRequest()):
+                pass
+        except ModelHTTPError as error:
+            return error
+        raise AssertionError("the second call within the second was served")
+
+    error = _on_virtual_time(burst)
+    assert (error.status_code, error.headers["retry-after"]) == (429, "1")
+
+
+def test_registering_a_second_policy_with_a_taken_name_fails():
+    with pytest.raises(ValueError, match="already registered"):
+        register_storm_policy(StormPolicy("none", "again", RunConfig))
+
+
+def test_builtin_policies_are_registered_in_order():
+    assert list(STORM_POLICIES)[:4] == ["none", "naive", "sdk-style", "steadyflow"]
+
+
+def test_without_retries_every_call_is_one_provider_attempt():
+    result = simulate(STORM_POLICIES["none"], StormSettings(capacity=2.0, seconds=3.0))
+
+    assert result["attempts"] == result["calls"]
+    assert 0 < result["succeeded"] < result["calls"]
+
+
+def test_retrying_policies_make_more_attempts_than_calls():
+    result = simulate(STORM_POLICIES["steadyflow"], StormSettings(capacity=2.0, seconds=3.0))
+
+    assert result["attempts"] > result["calls"]
+    assert result["p99_s"] >= result["p50_s"]
