@@ -1,0 +1,234 @@
+"""What the provider adapters share: SDK import hints, keys, errors and finishes.
+
+Every adapter imports its SDK lazily with the same install hint, reads its
+API key the same way (and never lets it into a message), turns an HTTP
+failure into ``ModelHTTPError`` with the same fields, decides retryability
+from status and the ``x-should-retry`` header by the same rule, and maps
+finish reasons onto the same vocabulary (Gemini's ``STOP``, ``MAX_TOKENS``,
+``SAFETY``...), setting ``error_code`` when the answer is unusable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import weakref
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, Generic, TypeVar
+
+from ..errors import (
+    ConfigurationError,
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+    ModelTimeoutError,
+)
+from .base import parse_retry_after
+
+__all__ = [
+    "LoopLocal",
+    "finish_fields",
+    "http_error",
+    "install_hint",
+    "is_transport_error",
+    "lower_headers",
+    "parse_arguments",
+    "read_api_key",
+    "read_env",
+    "redact",
+    "status_verdict",
+    "transport_error",
+]
+
+_T = TypeVar("_T")
+
+# Finish reasons after which the answer cannot be used as it is.
+UNUSABLE_FINISH_REASONS = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "LANGUAGE",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "MALFORMED_FUNCTION_CALL",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "IMAGE_OTHER",
+        "NO_IMAGE",
+        "UNEXPECTED_TOOL_CALL",
+    }
+)
+
+
+def install_hint(sdk: str, extra: str, adapter: str) -> str:
+    """The message of the ImportError raised when a provider SDK is missing."""
+    return (
+        f"the {adapter} model adapter needs the {sdk!r} package; "
+        f"install it with: pip install 'steadyflow[{extra}]'"
+    )
+
+
+def read_env(*names: str) -> str | None:
+    """The first non-empty environment variable among ``names``."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return None
+
+
+def read_api_key(explicit: str | None, env_names: tuple[str, ...], adapter: str, model: str) -> str:
+    """``explicit`` or the first set variable of ``env_names``; else a clear error.
+
+    Raises:
+        ConfigurationError: naming the variables to set (never a key value).
+    """
+    key = explicit or read_env(*env_names)
+    if key:
+        return key
+    names = " or ".join(env_names)
+    raise ConfigurationError(
+        f"{adapter} model {model!r} has no API key: set {names} or pass api_key=... to the adapter"
+    )
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
+    if not secret or secret not in text:
+        return text
+    return text.replace(secret, "***")
+
+
+def scrub_exception(error: BaseException, secret: str | None) -> None:
+    """Remove ``secret`` from the string arguments of ``error`` (in place)."""
+    if not secret:
+        return
+    if any(isinstance(a, str) and secret in a for a in error.args):
+        error.args = tuple(redact(a, secret) if isinstance(a, str) else a for a in error.args)
+    message = getattr(error, "message", None)
+    if isinstance(message, str) and secret in message:
+        error.message = redact(message, secret)  # type: ignore[attr-defined]
+
+
+def lower_headers(headers: Any) -> dict[str, str]:
+    """Response headers as a plain dict with lower-cased names."""
+    if headers is None:
+        return {}
+    items = headers.items() if hasattr(headers, "items") else headers
+    return {str(k).lower(): str(v) for k, v in items}
+
+
+def status_verdict(
+    status: int, headers: Mapping[str, str], codes: Collection[int], honour_should_retry: bool
+) -> bool:
+    """Whether an HTTP failure is transient.
+
+    ``x-should-retry: true|false`` (OpenAI and Anthropic servers send it)
+    overrides the status; otherwise the status must be in ``codes``.
+    """
+    if honour_should_retry:
+        hint = headers.get("x-should-retry", "").strip().lower()
+        if hint in ("true", "false"):
+            return hint == "true"
+    return status in codes
+
+
+def http_error(
+    provider: str,
+    model: str,
+    status: int,
+    headers: Any,
+    body: Any,
+    detail: str,
+    retry_after: float | None = None,
+) -> ModelHTTPError:
+    """A ``ModelHTTPError`` with the wait hint read from the headers when not given."""
+    lowered = lower_headers(headers)
+    hint = retry_after if retry_after is not None else parse_retry_after(lowered)
+    message = f"{provider} model {model!r} returned HTTP {status}"
+    if detail:
+        message += f": {detail}"
+    return ModelHTTPError(
+        status, message, provider=provider, retry_after=hint, headers=lowered, body=body
+    )
+
+
+def is_transport_error(error: BaseException) -> bool:
+    """Whether ``error`` is a raw httpx/httpx2 transport failure (timeouts included)."""
+    return any(isinstance(error, m.TransportError) for m in _http_modules())
+
+
+def transport_error(error: BaseException, provider: str, model: str) -> ModelError | None:
+    """The project error for a raw httpx/httpx2 transport failure, or None.
+
+    Some SDKs let these escape while a streamed body is read.
+    """
+    what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    for module in _http_modules():
+        if isinstance(error, module.TimeoutException):
+            return ModelTimeoutError(
+                f"{provider} model {model!r} did not answer in time ({what})", provider=provider
+            )
+        if isinstance(error, module.TransportError):
+            return ModelConnectionError(
+                f"{provider} model {model!r}: connection failed ({what})", provider=provider
+            )
+    return None
+
+
+def _http_modules() -> list[Any]:
+    # Only the HTTP libraries an SDK has already imported can have raised.
+    return [m for m in (sys.modules.get("httpx2"), sys.modules.get("httpx")) if m is not None]
+
+
+def parse_arguments(raw: str | None) -> dict[str, Any] | None:
+    """Function-call arguments from JSON text; None when they are not a JSON object."""
+    if not raw or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def finish_fields(reason: str | None, has_content: bool) -> dict[str, Any]:
+    """``finish_reason`` and, for an unusable answer, ``error_code``/``error_message``."""
+    if reason is None:
+        return {}
+    fields: dict[str, Any] = {"finish_reason": reason}
+    if reason in UNUSABLE_FINISH_REASONS or (not has_content and reason != "STOP"):
+        fields["error_code"] = reason
+        fields["error_message"] = f"the model stopped with {reason} and gave no usable answer"
+    return fields
+
+
+class LoopLocal(Generic[_T]):
+    """One object per running event loop (SDK clients hold loop-bound connections).
+
+    A model resolved from the registry lives for the whole process, while
+    ``Runner.run`` and test frameworks start new event loops; a connection
+    pool created on one loop must not be used on another.
+    """
+
+    def __init__(self, factory: Callable[[], _T]) -> None:
+        self._factory = factory
+        self._items: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _T] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self) -> _T:
+        """The object for the running loop, created on first use."""
+        loop = asyncio.get_running_loop()
+        item = self._items.get(loop)
+        if item is None:
+            item = self._items[loop] = self._factory()
+        return item
+
+    def pop(self) -> _T | None:
+        """Forget and return the running loop's object, if any."""
+        return self._items.pop(asyncio.get_running_loop(), None)

@@ -1,0 +1,215 @@
+"""Anthropic Messages (Claude models).
+
+Built on the official ``anthropic`` SDK (``pip install 'steadyflow[anthropic]'``)
+with its own retries switched off (``max_retries=0``) and its own tracing
+off (steadyflow traces every attempt itself), so the flow's retry policy is
+the only layer that retries and every attempt is counted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Collection, Iterator
+from typing import Any
+
+try:
+    import anthropic as sdk
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    from ._http import install_hint
+
+    raise ImportError(install_hint("anthropic", "anthropic", "Anthropic")) from exc
+
+from ..errors import ModelConnectionError, ModelHTTPError, ModelResponseError, ModelTimeoutError
+from ..types import Content
+from ._anthropic_wire import build_params, response_from_blocks, usage_from
+from ._http import (
+    LoopLocal,
+    http_error,
+    is_transport_error,
+    parse_arguments,
+    read_api_key,
+    read_env,
+    redact,
+    scrub_exception,
+    status_verdict,
+    transport_error,
+)
+from .base import BaseLlm
+from .llm_request import LlmRequest
+from .llm_response import LlmResponse
+
+__all__ = ["Anthropic"]
+
+# Errors sent as an SSE ``error`` event arrive on a 200 response; their body says what they are.
+_STREAM_ERROR_STATUS = {
+    "overloaded_error": 529,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "invalid_request_error": 400,
+}
+
+
+class Anthropic(BaseLlm):
+    """A Claude model behind the Anthropic Messages API.
+
+    Args:
+        model: the model name (``claude-sonnet-4-5``).
+        api_key: the key; default ``$ANTHROPIC_API_KEY``.
+        base_url: the API root; default ``$ANTHROPIC_BASE_URL``, else Anthropic's.
+        timeout: seconds per attempt; default the SDK's.
+        client: an ``anthropic.AsyncAnthropic`` to use instead of building one;
+            it is copied with ``max_retries=0``.
+    """
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        client: sdk.AsyncAnthropic | None = None,
+    ) -> None:
+        super().__init__(model)
+        self._api_key = api_key
+        self._base_url = base_url or read_env("ANTHROPIC_BASE_URL")
+        self._timeout = timeout
+        self._injected = client.with_options(max_retries=0) if client is not None else None
+        self._clients: LoopLocal[sdk.AsyncAnthropic] = LoopLocal(self._new_client)
+        self._secret: str | None = getattr(client, "api_key", None) or None
+
+    def _new_client(self) -> sdk.AsyncAnthropic:
+        key = read_api_key(self._api_key, ("ANTHROPIC_API_KEY",), "Anthropic", self.model)
+        self._secret = key
+        options: dict[str, Any] = {"api_key": key, "max_retries": 0, "open_telemetry": False}
+        if self._base_url:
+            options["base_url"] = self._base_url
+        if self._timeout is not None:
+            options["timeout"] = self._timeout
+        return sdk.AsyncAnthropic(**options)
+
+    def _client(self) -> sdk.AsyncAnthropic:
+        if self._injected is not None:
+            return self._injected
+        return self._clients.get()
+
+    async def aclose(self) -> None:
+        """Close the connection pool this adapter opened on the running loop."""
+        client = self._clients.pop()
+        if client is not None:
+            await client.close()
+
+    async def generate_content_async(
+        self, request: LlmRequest, stream: bool = False
+    ) -> AsyncIterator[LlmResponse]:
+        """Call Messages; see ``BaseLlm.generate_content_async``."""
+        client = self._client()
+        params = build_params(request, self.model)
+        with self._map_errors():
+            if not stream:
+                message = await client.messages.create(**params)
+                blocks = [block.model_dump() for block in message.content]
+                usage = usage_from(message.usage, message.usage.output_tokens)
+                yield response_from_blocks(blocks, message.stop_reason, usage, message.model)
+                return
+            events = await client.messages.create(**params, stream=True)
+            async for response in _aggregate(events):
+                yield response
+
+    @contextlib.contextmanager
+    def _map_errors(self) -> Iterator[None]:
+        """The one place where SDK exceptions become the project's own."""
+        name, model, secret = self.provider, self.model, self._secret
+        try:
+            yield
+        except sdk.APITimeoutError as exc:
+            raise ModelTimeoutError(
+                f"{name} model {model!r} did not answer in time", provider=name
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            scrub_exception(exc, secret)
+            cause = type(exc.__cause__).__name__ if exc.__cause__ else "no answer"
+            raise ModelConnectionError(
+                f"{name} model {model!r}: connection failed ({cause})", provider=name
+            ) from exc
+        except sdk.APIStatusError as exc:
+            scrub_exception(exc, secret)
+            status = exc.status_code
+            if status < 400:
+                status = _STREAM_ERROR_STATUS.get(exc.type or "", 500)
+            detail = redact(exc.api_message or "", secret)
+            raise http_error(name, model, status, exc.response.headers, exc.body, detail) from exc
+        except Exception as exc:
+            mapped = transport_error(exc, name, model)
+            if mapped is not None:
+                raise mapped from exc
+            if not isinstance(exc, sdk.APIError | json.JSONDecodeError):
+                raise
+            scrub_exception(exc, secret)
+            raise ModelResponseError(
+                redact(f"{name} model {model!r} sent an unusable answer: {exc}", secret),
+                provider=name,
+                body=getattr(exc, "body", None),
+            ) from exc
+
+    def is_exception_retryable(
+        self, error: BaseException, retryable_status_codes: Collection[int]
+    ) -> bool:
+        """Connection errors and timeouts yes; HTTP errors by ``x-should-retry``, then status.
+
+        529 (overloaded) is in the default retryable codes.
+        """
+        if isinstance(error, ModelHTTPError):
+            return status_verdict(error.status_code, error.headers, retryable_status_codes, True)
+        if isinstance(error, sdk.APIStatusError):
+            if error.status_code < 400:
+                return _STREAM_ERROR_STATUS.get(error.type or "", 500) in retryable_status_codes
+            headers = {k.lower(): v for k, v in error.response.headers.items()}
+            return status_verdict(error.status_code, headers, retryable_status_codes, True)
+        if isinstance(error, sdk.APIConnectionError) or is_transport_error(error):
+            return True
+        if isinstance(error, ModelResponseError | sdk.APIError):
+            return False
+        return super().is_exception_retryable(error, retryable_status_codes)
+
+
+async def _aggregate(events: Any) -> AsyncIterator[LlmResponse]:
+    """Partial responses for text deltas, then the complete aggregate."""
+    blocks: dict[int, dict[str, Any]] = {}
+    json_parts: dict[int, list[str]] = {}
+    start_usage: Any = None
+    output_tokens: int | None = None
+    stop_reason: str | None = None
+    model_version: str | None = None
+    async for event in events:
+        kind = event.type
+        if kind == "message_start":
+            start_usage, model_version = event.message.usage, event.message.model
+            output_tokens = event.message.usage.output_tokens
+        elif kind == "content_block_start":
+            blocks[event.index] = event.content_block.model_dump()
+        elif kind == "content_block_delta":
+            delta, block = event.delta, blocks.setdefault(event.index, {"type": "text", "text": ""})
+            if delta.type == "text_delta" and delta.text:
+                block["text"] = (block.get("text") or "") + delta.text
+                yield LlmResponse(content=Content.from_text(delta.text, role="model"), partial=True)
+            elif delta.type == "input_json_delta":
+                json_parts.setdefault(event.index, []).append(delta.partial_json)
+            elif delta.type == "thinking_delta":
+                block["thinking"] = (block.get("thinking") or "") + delta.thinking
+        elif kind == "message_delta":
+            stop_reason = event.delta.stop_reason or stop_reason
+            output_tokens = event.usage.output_tokens
+    for index, pieces in json_parts.items():
+        args = parse_arguments("".join(pieces))
+        if args is None:
+            blocks[index]["type"] = "malformed_tool_use"
+        else:
+            blocks[index]["input"] = args
+    ordered = [blocks[i] for i in sorted(blocks)]
+    usage = usage_from(start_usage, output_tokens)
+    yield response_from_blocks(ordered, stop_reason, usage, model_version)

@@ -1,0 +1,204 @@
+"""Gemini (and Gemma) models on the Gemini Developer API.
+
+Built on the official ``google-genai`` SDK (``pip install 'steadyflow[gemini]'``)
+with every hidden retry switched off: one HTTP attempt per request
+(``HttpRetryOptions(attempts=1)``, which also stops the SDK's implicit
+aiohttp reconnects), no automatic stream continuation and no automatic
+function calling. The flow's retry policy is the only layer that retries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Collection, Iterator
+from typing import Any
+
+try:
+    from google import genai
+    from google.genai import errors as sdk_errors
+    from google.genai import types as gt
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    from ._http import install_hint
+
+    raise ImportError(install_hint("google-genai", "gemini", "Gemini")) from exc
+
+from ..errors import ModelHTTPError, ModelResponseError
+from ..types import Content, Part
+from ._gemini_wire import (
+    build_config,
+    contents_from,
+    enum_name,
+    parts_from,
+    response_from,
+    retry_delay,
+    usage_from,
+)
+from ._http import (
+    LoopLocal,
+    http_error,
+    is_transport_error,
+    read_api_key,
+    read_env,
+    redact,
+    scrub_exception,
+    transport_error,
+)
+from .base import BaseLlm
+from .llm_request import LlmRequest
+from .llm_response import LlmResponse
+
+__all__ = ["Gemini"]
+
+_KEY_ENV = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+_BASE_URL_ENV = ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL")
+
+
+class Gemini(BaseLlm):
+    """A Gemini or Gemma model behind the Gemini Developer API.
+
+    Args:
+        model: the model name (``gemini-2.5-flash``).
+        api_key: the key; default ``$GOOGLE_API_KEY``, then ``$GEMINI_API_KEY``.
+        base_url: the API root; default ``$GOOGLE_GEMINI_BASE_URL`` or
+            ``$GEMINI_BASE_URL``, else Google's.
+        timeout: seconds per attempt; default the SDK's (none).
+        client: a ``google.genai.Client`` to use instead of building one; each
+            request still overrides its retries to a single attempt.
+    """
+
+    provider = "gemini"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        client: genai.Client | None = None,
+    ) -> None:
+        super().__init__(model)
+        self._api_key = api_key
+        self._base_url = base_url or read_env(*_BASE_URL_ENV)
+        self._timeout = timeout
+        self._injected = client
+        self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client)
+        self._secret: str | None = getattr(getattr(client, "_api_client", None), "api_key", None)
+
+    def _new_client(self) -> genai.Client:
+        key = read_api_key(self._api_key, _KEY_ENV, "Gemini", self.model)
+        self._secret = key
+        options = gt.HttpOptions(base_url=self._base_url) if self._base_url else None
+        return genai.Client(api_key=key, vertexai=False, http_options=options)
+
+    def _client(self) -> genai.Client:
+        if self._injected is not None:
+            return self._injected
+        return self._clients.get()
+
+    async def aclose(self) -> None:
+        """Close the connection pool this adapter opened on the running loop."""
+        client = self._clients.pop()
+        if client is not None:
+            await client.aio.aclose()
+
+    async def generate_content_async(
+        self, request: LlmRequest, stream: bool = False
+    ) -> AsyncIterator[LlmResponse]:
+        """Call ``generateContent`` (or its SSE twin); see ``BaseLlm``."""
+        models = self._client().aio.models
+        contents = contents_from(request.contents)
+        config = build_config(request, self._timeout)
+        with self._map_errors():
+            if not stream:
+                answer = await models.generate_content(
+                    model=self.model, contents=contents, config=config
+                )
+                yield _complete([answer])
+                return
+            chunks = await models.generate_content_stream(
+                model=self.model, contents=contents, config=config
+            )
+            async for response in _aggregate(chunks):
+                yield response
+
+    @contextlib.contextmanager
+    def _map_errors(self) -> Iterator[None]:
+        """The one place where SDK exceptions become the project's own."""
+        name, model, secret = self.provider, self.model, self._secret
+        try:
+            yield
+        except sdk_errors.APIError as exc:
+            scrub_exception(exc, secret)
+            headers = getattr(exc.response, "headers", None)
+            hint = retry_delay(exc.details)
+            detail = redact(exc.message or exc.status or "", secret)
+            raise http_error(name, model, exc.code, headers, exc.details, detail, hint) from exc
+        except Exception as exc:
+            mapped = transport_error(exc, name, model)
+            if mapped is not None:
+                raise mapped from exc
+            if not isinstance(exc, sdk_errors.UnknownApiResponseError | json.JSONDecodeError):
+                raise
+            scrub_exception(exc, secret)
+            raise ModelResponseError(
+                redact(f"{name} model {model!r} sent an unusable answer: {exc}", secret),
+                provider=name,
+            ) from exc
+
+    def is_exception_retryable(
+        self, error: BaseException, retryable_status_codes: Collection[int]
+    ) -> bool:
+        """Connection errors and timeouts yes; HTTP errors by status."""
+        if isinstance(error, ModelHTTPError):
+            return error.status_code in retryable_status_codes
+        if isinstance(error, sdk_errors.APIError):
+            return error.code in retryable_status_codes
+        if is_transport_error(error):
+            return True
+        if isinstance(error, ModelResponseError | sdk_errors.UnknownApiResponseError):
+            return False
+        return super().is_exception_retryable(error, retryable_status_codes)
+
+    def retry_after(self, error: BaseException) -> float | None:
+        """``RetryInfo.retryDelay`` from the error body, else the base rule (headers)."""
+        if isinstance(error, sdk_errors.APIError):
+            hint = retry_delay(error.details)
+            if hint is not None:
+                return hint
+        return super().retry_after(error)
+
+
+def _complete(chunks: list[gt.GenerateContentResponse]) -> LlmResponse:
+    """The complete response from every chunk of one answer (one when not streamed)."""
+    parts: list[Part] = []
+    finish: str | None = None
+    block: str | None = None
+    usage: Any = None
+    version: str | None = None
+    for chunk in chunks:
+        candidate = chunk.candidates[0] if chunk.candidates else None
+        if candidate is not None:
+            parts += parts_from(candidate.content)
+            finish = enum_name(candidate.finish_reason) or finish
+        if chunk.prompt_feedback is not None and chunk.prompt_feedback.block_reason is not None:
+            block = enum_name(chunk.prompt_feedback.block_reason)
+        usage = chunk.usage_metadata or usage
+        version = chunk.model_version or version
+    return response_from(parts, finish, block, usage_from(usage), version)
+
+
+async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
+    """Partial responses for text deltas, then the complete aggregate."""
+    seen: list[gt.GenerateContentResponse] = []
+    async for chunk in chunks:
+        seen.append(chunk)
+        candidate = chunk.candidates[0] if chunk.candidates else None
+        content = candidate.content if candidate is not None else None
+        text = "".join(
+            p.text for p in (content.parts if content else None) or [] if p.text and not p.thought
+        )
+        if text:
+            yield LlmResponse(content=Content.from_text(text, role="model"), partial=True)
+    yield _complete(seen)

@@ -1,0 +1,152 @@
+"""Gemini ``generateContent`` on the wire, streamed and not.
+
+Serves ``POST /{version}/models/{model}:generateContent`` and
+``:streamGenerateContent?alt=sse`` close enough to the real API that the
+official ``google-genai`` SDK parses every answer, including errors in the
+``google.rpc.Status`` shape with a ``RetryInfo`` detail.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._dialect import Dialect, Route, SseEvent, WireError, sse
+from ._faults import Fault
+from ._model import EmulatedRequest, Reply, ToolCall, ToolResult, ToolSpec, Turn, next_id
+
+__all__ = ["GeminiDialect"]
+
+_PATH = re.compile(
+    r"(?:.*/)?models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)"
+)
+_FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY"}
+_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def _parts_text(parts: list[dict[str, Any]]) -> str:
+    return "".join(p.get("text", "") for p in parts if not p.get("thought"))
+
+
+class GeminiDialect(Dialect):
+    """The Gemini Developer API."""
+
+    provider = "gemini"
+
+    def route(self, method: str, path: str) -> Route | None:
+        """Serve ``POST .../models/{model}:generateContent`` and its streaming twin."""
+        match = _PATH.fullmatch(path)
+        if method != "POST" or match is None:
+            return None
+        return Route(self.provider, match["model"], match["method"] == "streamGenerateContent")
+
+    def parse(self, body: dict[str, Any], request: EmulatedRequest) -> None:
+        """Read system instruction, contents and function declarations."""
+        contents = body.get("contents")
+        if not isinstance(contents, list) or not contents:
+            raise WireError("* GenerateContentRequest.contents: contents is not specified")
+        system = body.get("systemInstruction") or body.get("system_instruction") or {}
+        request.system = _parts_text(system.get("parts") or [])
+        for content in contents:
+            request.turns.append(self._turn(content))
+        for tool in body.get("tools") or []:
+            for decl in tool.get("functionDeclarations") or []:
+                schema = (
+                    decl.get("parametersJsonSchema")
+                    or decl.get("parameters_json_schema")
+                    or decl.get("parameters")
+                    or {}
+                )
+                request.tools.append(
+                    ToolSpec(decl.get("name", ""), decl.get("description", ""), schema)
+                )
+
+    def _turn(self, content: Any) -> Turn:
+        if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
+            raise WireError(f"* contents: each content needs parts, got {content!r}")
+        turn = Turn("model" if content.get("role") == "model" else "user")
+        turn.text = _parts_text(content["parts"])
+        for part in content["parts"]:
+            if "functionCall" in part:
+                call = part["functionCall"]
+                turn.calls.append(ToolCall(call["name"], call.get("args") or {}, call.get("id")))
+            if "functionResponse" in part:
+                result = part["functionResponse"]
+                turn.results.append(
+                    ToolResult(result["name"], result.get("response") or {}, result.get("id"))
+                )
+        return turn
+
+    def _usage(self, reply: Reply, request: EmulatedRequest) -> dict[str, int]:
+        usage = reply.usage_for(request)
+        return {
+            "promptTokenCount": usage.input_tokens,
+            "candidatesTokenCount": usage.output_tokens,
+            "totalTokenCount": usage.total_tokens,
+        }
+
+    def _call_part(self, call: ToolCall) -> dict[str, Any]:
+        return {
+            "functionCall": {
+                "id": call.id or next_id("fc_emu"),
+                "name": call.name,
+                "args": call.args,
+            }
+        }
+
+    def _chunk(
+        self, request: EmulatedRequest, candidate: dict[str, Any], rid: str
+    ) -> dict[str, Any]:
+        return {
+            "candidates": [{**candidate, "index": 0}],
+            "modelVersion": request.model,
+            "responseId": rid,
+        }
+
+    def render(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
+        """A ``GenerateContentResponse``."""
+        parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
+        parts += [self._call_part(call) for call in reply.tool_calls]
+        candidate: dict[str, Any] = {"finishReason": _FINISH[reply.finish]}
+        if parts:
+            candidate["content"] = {"role": "model", "parts": parts}
+        body = self._chunk(request, candidate, next_id("resp_emu"))
+        return {**body, "usageMetadata": self._usage(reply, request)}
+
+    def render_stream(self, reply: Reply, request: EmulatedRequest) -> list[SseEvent]:
+        """One SSE event per text chunk and per call, then the finish and usage."""
+        rid = next_id("resp_emu")
+        parts: list[dict[str, Any]] = [{"text": piece} for piece in reply.text_chunks()]
+        parts += [self._call_part(call) for call in reply.tool_calls]
+        events = [
+            sse(
+                self._chunk(request, {"content": {"role": "model", "parts": [p]}}, rid),
+                content=True,
+            )
+            for p in parts
+        ]
+        final = self._chunk(request, {"finishReason": _FINISH[reply.finish]}, rid)
+        events.append(sse({**final, "usageMetadata": self._usage(reply, request)}))
+        return events
+
+    def error_body(self, status: int, message: str, fault: Fault | None) -> dict[str, Any]:
+        """A ``google.rpc.Status``, with ``RetryInfo`` when the fault sets ``retry_delay``."""
+        error: dict[str, Any] = {"code": status, "message": message}
+        error["status"] = _STATUS.get(status, "UNKNOWN")
+        if fault is not None and fault.retry_delay is not None:
+            error["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                    "retryDelay": fault.retry_delay,
+                }
+            ]
+        return {"error": error}

@@ -1,0 +1,183 @@
+"""OpenAI Chat Completions on the wire: ``POST /v1/chat/completions``.
+
+Close enough to the real API that the official ``openai`` SDK parses every
+answer: ``chat.completion`` objects, ``chat.completion.chunk`` SSE events
+with tool-call arguments split across chunks, the usage chunk when
+``stream_options.include_usage`` is set, and ``data: [DONE]``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ._dialect import Dialect, Route, SseEvent, WireError, sse
+from ._faults import Fault
+from ._model import EmulatedRequest, Reply, ToolCall, ToolResult, ToolSpec, Turn, next_id
+
+__all__ = ["OpenAIDialect"]
+
+_FINISH = {"stop": "stop", "length": "length", "safety": "content_filter"}
+_ERROR_TYPES = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "unsupported_country_region_territory"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+def _text_of(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    raise WireError(f"message content must be a string or a list of parts, got {content!r}")
+
+
+def _args_of(raw: Any) -> dict[str, Any]:
+    try:
+        args = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {"_raw": raw}
+    return args if isinstance(args, dict) else {"_value": args}
+
+
+def _result_of(content: str) -> Any:
+    try:
+        return json.loads(content)
+    except json.JSONDecodeError:
+        return content
+
+
+class OpenAIDialect(Dialect):
+    """The OpenAI (and OpenAI-compatible) Chat Completions API."""
+
+    provider = "openai"
+
+    def route(self, method: str, path: str) -> Route | None:
+        """Serve ``POST .../chat/completions``."""
+        if method == "POST" and path.rstrip("/").endswith("/chat/completions"):
+            return Route(self.provider)
+        return None
+
+    def parse(self, body: dict[str, Any], request: EmulatedRequest) -> None:
+        """Read model, messages and tools."""
+        if not isinstance(body.get("model"), str):
+            raise WireError("you must provide a model parameter")
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise WireError("'messages' must be a non-empty array")
+        request.model = body["model"]
+        request.stream = bool(body.get("stream"))
+        names: dict[str, str] = {}
+        system: list[str] = []
+        for message in messages:
+            self._add_message(message, request, system, names)
+        request.system = "\n\n".join(system)
+        for tool in body.get("tools") or []:
+            fn = tool.get("function") or {}
+            request.tools.append(
+                ToolSpec(fn.get("name", ""), fn.get("description", ""), fn.get("parameters") or {})
+            )
+
+    def _add_message(
+        self, message: Any, request: EmulatedRequest, system: list[str], names: dict[str, str]
+    ) -> None:
+        if not isinstance(message, dict) or "role" not in message:
+            raise WireError(f"each message needs a role, got {message!r}")
+        role, text = message["role"], _text_of(message.get("content"))
+        if role in ("system", "developer"):
+            system.append(text)
+        elif role == "user":
+            request.turns.append(Turn("user", text=text))
+        elif role == "assistant":
+            calls = []
+            for raw in message.get("tool_calls") or []:
+                fn = raw.get("function") or {}
+                calls.append(
+                    ToolCall(fn.get("name", ""), _args_of(fn.get("arguments")), raw.get("id"))
+                )
+                names[raw.get("id", "")] = fn.get("name", "")
+            request.turns.append(Turn("model", text=text, calls=calls))
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            if not call_id:
+                raise WireError("messages with role 'tool' must have a 'tool_call_id'")
+            result = ToolResult(names.get(call_id, ""), _result_of(text), call_id)
+            last = request.last
+            if last is not None and last.role == "user" and last.results and not last.text:
+                last.results.append(result)
+            else:
+                request.turns.append(Turn("user", results=[result]))
+        else:
+            raise WireError(f"unknown message role {role!r}")
+
+    def _usage(self, reply: Reply, request: EmulatedRequest) -> dict[str, int]:
+        usage = reply.usage_for(request)
+        return {
+            "prompt_tokens": usage.input_tokens,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens,
+        }
+
+    def _finish(self, reply: Reply) -> str:
+        if reply.finish == "stop" and reply.tool_calls:
+            return "tool_calls"
+        return _FINISH[reply.finish]
+
+    def _envelope(self, request: EmulatedRequest, kind: str, rid: str) -> dict[str, Any]:
+        return {"id": rid, "object": kind, "created": int(time.time()), "model": request.model}
+
+    def render(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
+        """A ``chat.completion`` object."""
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        message["refusal"] = None
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id or next_id("call_"),
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.args)},
+                }
+                for call in reply.tool_calls
+            ]
+        choice = {"index": 0, "message": message, "finish_reason": self._finish(reply)}
+        choice["logprobs"] = None
+        body = self._envelope(request, "chat.completion", next_id("chatcmpl-"))
+        return {**body, "choices": [choice], "usage": self._usage(reply, request)}
+
+    def render_stream(self, reply: Reply, request: EmulatedRequest) -> list[SseEvent]:
+        """``chat.completion.chunk`` events, the usage chunk and ``[DONE]``."""
+        base = self._envelope(request, "chat.completion.chunk", next_id("chatcmpl-"))
+        deltas: list[dict[str, Any]] = [{"content": piece} for piece in reply.text_chunks()]
+        for index, call in enumerate(reply.tool_calls):
+            arguments = json.dumps(call.args)
+            half = len(arguments) // 2
+            head = {"index": index, "id": call.id or next_id("call_"), "type": "function"}
+            head["function"] = {"name": call.name, "arguments": ""}
+            deltas.append({"tool_calls": [head]})
+            for piece in (arguments[:half], arguments[half:]):
+                deltas.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+        if deltas:
+            deltas[0] = {"role": "assistant", **deltas[0]}
+        events = [
+            sse(
+                {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]}, content=True
+            )
+            for d in deltas
+        ]
+        final = {"index": 0, "delta": {}, "finish_reason": self._finish(reply)}
+        events.append(sse({**base, "choices": [final]}))
+        if (request.body.get("stream_options") or {}).get("include_usage"):
+            events.append(sse({**base, "choices": [], "usage": self._usage(reply, request)}))
+        events.append(sse("[DONE]"))
+        return events
+
+    def error_body(self, status: int, message: str, fault: Fault | None) -> dict[str, Any]:
+        """``{"error": {"message", "type", "param", "code"}}``."""
+        kind, code = _ERROR_TYPES.get(status, ("server_error", None))
+        return {"error": {"message": message, "type": kind, "param": None, "code": code}}

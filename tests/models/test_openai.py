@@ -1,0 +1,135 @@
+"""What only the OpenAI adapter does: token-limit naming, usage in streams, headers, Groq."""
+
+from __future__ import annotations
+
+import httpx2
+import openai
+import pytest
+
+from steadyflow.errors import ConfigurationError, ModelHTTPError
+from steadyflow.models import LlmRequest
+from steadyflow.models._openai_wire import assemble, build_params
+from steadyflow.models.openai import Groq, OpenAI
+from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.testing.emulator import Fault
+from steadyflow.types import Content, GenerateContentConfig, Part
+from tests.models.providers import SECRET, Emulate, MakeLlm
+
+module_loop = pytest.mark.asyncio(loop_scope="module")
+
+
+def ask(**config: object) -> LlmRequest:
+    return LlmRequest(
+        contents=[Content.from_text("hi")],
+        config=GenerateContentConfig(**config),  # type: ignore[arg-type]
+    )
+
+
+async def run(llm: OpenAI, request: LlmRequest, stream: bool = False) -> None:
+    async for _ in llm.generate_content_async(request, stream=stream):
+        pass
+
+
+def test_openai_prefix_is_dropped_from_the_model_name() -> None:
+    assert OpenAI("openai/llama3.2").model == "llama3.2"
+
+
+@module_loop
+async def test_compatible_server_gets_max_tokens(emulate: Emulate, make_llm: MakeLlm) -> None:
+    emu = await emulate(["ok"])
+    await run(make_llm("openai", emu), ask(max_output_tokens=50))
+    assert emu.requests[-1].body["max_tokens"] == 50
+
+
+def test_reasoning_model_gets_max_completion_tokens() -> None:
+    params = build_params(ask(max_output_tokens=50), "o3-mini", "max_completion_tokens")
+    assert params["max_completion_tokens"] == 50 and "max_tokens" not in params
+    assert OpenAI("o3-mini", base_url="http://localhost:1/v1")._max_tokens_name() == (
+        "max_completion_tokens"
+    )
+    assert OpenAI("gpt-4o")._max_tokens_name() == "max_completion_tokens"
+
+
+@module_loop
+async def test_streaming_asks_for_the_usage_chunk(emulate: Emulate, make_llm: MakeLlm) -> None:
+    emu = await emulate(["ok"])
+    await run(make_llm("openai", emu), ask(), stream=True)
+    assert emu.requests[-1].body["stream_options"] == {"include_usage": True}
+
+
+@module_loop
+async def test_response_schema_becomes_a_json_schema_response_format(
+    emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["{}"])
+    schema = {"type": "object", "properties": {"status": {"type": "string"}}}
+    await run(make_llm("openai", emu), ask(response_schema=schema))
+    assert emu.requests[-1].body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "response", "schema": schema},
+    }
+
+
+@module_loop
+async def test_inline_image_is_sent_as_a_data_url(emulate: Emulate, make_llm: MakeLlm) -> None:
+    emu = await emulate(["a cat"])
+    image = Content.from_parts(
+        Part.from_text("what is it?"), Part.from_bytes(b"\x89PNG", "image/png")
+    )
+    await run(make_llm("openai", emu), LlmRequest(contents=[image]))
+    (message,) = emu.requests[-1].body["messages"]
+    assert message["content"][1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,iVBORw=="},
+    }
+
+
+def test_inline_audio_is_refused_with_a_clear_error() -> None:
+    audio = Content.from_parts(Part.from_bytes(b"RIFF", "audio/wav"))
+    with pytest.raises(ConfigurationError, match="audio/wav"):
+        build_params(LlmRequest(contents=[audio]), "gpt-4o", "max_tokens")
+
+
+@module_loop
+@pytest.mark.parametrize(
+    ("status", "should_retry", "expected"),
+    [(503, False, False), (400, True, True), (429, None, True)],
+)
+async def test_x_should_retry_header_overrides_the_status(
+    status: int, should_retry: bool | None, expected: bool, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["x"], faults=[Fault.http(status, should_retry=should_retry)])
+    llm = make_llm("openai", emu)
+    with pytest.raises(ModelHTTPError) as caught:
+        await run(llm, ask())
+    links = [caught.value, caught.value.__cause__]
+    assert [llm.is_exception_retryable(e, CODES) for e in links] == [expected, expected]
+
+
+def test_arguments_that_are_not_json_give_a_malformed_call_error_code() -> None:
+    response = assemble("", [("c1", "lookup_order", '{"order_id": "81')], "length", None, None)
+    assert response.error_code == "MALFORMED_FUNCTION_CALL"
+    assert response.finish_reason == "MAX_TOKENS"
+
+
+def test_sdk_status_error_on_its_own_is_classified_by_status() -> None:
+    request = httpx2.Request("POST", "http://x/v1/chat/completions")
+    error = openai.InternalServerError(
+        "boom", response=httpx2.Response(502, request=request), body=None
+    )
+    assert OpenAI("gpt-4o").is_exception_retryable(error, CODES)
+
+
+@module_loop
+async def test_groq_reads_its_own_key_and_base_url(
+    emulate: Emulate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emu = await emulate(["ok"], api_key=SECRET)
+    monkeypatch.setenv("GROQ_API_KEY", SECRET)
+    monkeypatch.setenv("GROQ_BASE_URL", emu.openai_base_url)
+    llm = Groq("groq/llama-3.3-70b-versatile")
+    try:
+        await run(llm, ask())
+    finally:
+        await llm.aclose()
+    assert [r.model for r in emu.requests] == ["llama-3.3-70b-versatile"]
