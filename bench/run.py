@@ -127,7 +127,7 @@ def _run_scenarios(
     first = [] if profile.memory_apart else memory
     for index in range(profile.rounds):
         for side in _rotated(sides, index):
-            _run_jobs(runs, side, first + scenarios.timing_jobs(profile), src)
+            _run_jobs(runs, side, first + scenarios.timing_jobs(profile, index), src)
     for index, job in enumerate(memory if profile.memory_apart else []):
         for side in _rotated(sides, index):
             _run_jobs(runs, side, [job], src)

@@ -119,17 +119,25 @@ def _job(scenario: str, key: str, **params: Any) -> dict[str, Any]:
     return {"scenario": scenario, "key": key, "params": params}
 
 
-def timing_jobs(profile: Profile) -> list[dict[str, Any]]:
-    """The CPU-timed scenarios, run one after another in one process per side."""
+def timing_jobs(profile: Profile, round_index: int = 0) -> list[dict[str, Any]]:
+    """The CPU-timed scenarios, run one after another in one process per side.
+
+    History growth runs in the first round only: filling sessions with
+    thousands of events through each framework's API is slow (google-adk's
+    SQLite store most of all), and its figure is a ratio within one run.
+    """
     turns = {"turns": profile.turns, "warmup": profile.warmup}
     memory = {"store": "memory", "sizes": list(profile.history_sizes)}
     sqlite = {"store": "sqlite", "sizes": list(profile.sqlite_sizes)}
     stream = {"chunk_counts": list(profile.stream_chunks), "reps": profile.stream_reps}
+    history = [
+        _job("history", "history_memory", reps=profile.history_reps, **memory),
+        _job("history", "history_sqlite", reps=profile.history_reps, **sqlite),
+    ]
     return [
         _job("per_call", "one_step", tools=False, **turns),
         _job("per_call", "two_step", tools=True, **turns),
-        _job("history", "history_memory", reps=profile.history_reps, **memory),
-        _job("history", "history_sqlite", reps=profile.history_reps, **sqlite),
+        *(history if round_index == 0 else []),
         _job("streaming", "streaming_off", retries=False, **stream),
         _job("streaming", "streaming_on", retries=True, **stream),
     ]

@@ -4,8 +4,8 @@ It admits ``capacity`` requests per second (bucket size: one second's worth).
 An admitted request is answered after ``service_time``; a request that finds
 the bucket empty is refused after ``reject_time`` with HTTP 429 and a
 ``retry-after`` header in whole seconds, as real rate limiters send it. A
-refusal is not free for the provider: it uses ``reject_cost`` of a token
-when one is there, so retries that hammer an overloaded provider eat into
+refusal is not free for the provider: it uses up ``reject_cost`` of one
+request's capacity, so retries that hammer an overloaded provider eat into
 what it can serve.
 """
 
@@ -38,7 +38,7 @@ class CapacityProvider(BaseLlm):
         capacity: requests admitted per second.
         service_time: seconds an admitted request takes.
         reject_time: seconds until a refused request gets its 429.
-        reject_cost: tokens a refusal uses up (0 = refusals are free).
+        reject_cost: share of one request's capacity a refusal uses up (0 = free).
     """
 
     def __init__(
@@ -47,7 +47,7 @@ class CapacityProvider(BaseLlm):
         capacity: float,
         service_time: float = 0.5,
         reject_time: float = 0.05,
-        reject_cost: float = 0.1,
+        reject_cost: float = 0.02,
     ) -> None:
         super().__init__(model="capacity-limited")
         if capacity <= 0:

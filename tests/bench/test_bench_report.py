@@ -111,3 +111,25 @@ def test_publish_refuses_a_readme_without_the_block(tmp_path, monkeypatch):
 
     with pytest.raises(ValueError, match="results:start"):
         publish({"meta": meta, "runs": {}}, tmp_path / "results", readme, draw=False)
+
+
+def _wall(runs: dict[str, float]) -> dict[str, Any]:
+    return {n: {"bytes_per_run": 1.0, "wall_s": w, "ideal_wall_s": 0.1} for n, w in runs.items()}
+
+
+def test_wall_row_is_met_when_the_per_run_overhead_stays_flat():
+    summary = _summary()
+    summary["concurrency_rss"]["steadyflow"] = _entry(_wall({"100": 0.12, "1000": 0.3}))
+
+    row = _row(rows(summary), "4. Wall time")
+
+    assert (row.ratio, row.met) == ("per-run overhead x1.00 from 100 to 1,000 runs", True)
+
+
+def test_wall_row_is_missed_when_the_per_run_overhead_grows():
+    summary = _summary()
+    summary["concurrency_rss"]["steadyflow"] = _entry(_wall({"100": 0.12, "1000": 2.1}))
+
+    row = _row(rows(summary), "4. Wall time")
+
+    assert row.met is False
