@@ -44,10 +44,6 @@ class Window:
     events: int
     tokens: int
 
-    def indices(self, end: int) -> list[int]:
-        """Every sent entry index, in order, for an index holding ``end`` entries."""
-        return [*self.pinned, *range(self.start, end)]
-
 
 class HistoryIndex:
     """Entries' costs, call/response links and the current turn, grown one entry at a time."""
@@ -58,6 +54,7 @@ class HistoryIndex:
         self._earliest_link: list[int] = []
         self._entries_by_key: dict[str, list[int]] = {}
         self._open_anonymous: dict[str, str] = {}
+        self._linked: list[int] = []  # entries carrying calls or responses, ascending
         self._last_user = -1
 
     def __len__(self) -> int:
@@ -82,6 +79,14 @@ class HistoryIndex:
                 the same name.
         """
         index = len(self._keys)
+        self._token_prefix.append(self._token_prefix[-1] + tokens)
+        if is_user:
+            self._last_user = index
+        if not call_ids and not response_ids:
+            self._keys.append(())
+            self._earliest_link.append(index)
+            return index
+        self._linked.append(index)
         keys: list[str] = []
         for call_id, name in call_ids:
             if call_id:
@@ -102,9 +107,6 @@ class HistoryIndex:
             linked.append(index)
         self._keys.append(tuple(dict.fromkeys(keys)))
         self._earliest_link.append(earliest)
-        self._token_prefix.append(self._token_prefix[-1] + tokens)
-        if is_user:
-            self._last_user = index
         return index
 
     def tokens(self, start: int, end: int | None = None) -> int:
@@ -123,7 +125,8 @@ class HistoryIndex:
         """The entries sent when the request starts at ``start``, pins included."""
         end = len(self._keys)
         pinned: set[int] = set()
-        frontier = [j for j in range(start, end) if self._earliest_link[j] < start]
+        first = bisect.bisect_left(self._linked, start)
+        frontier = [j for j in self._linked[first:] if self._earliest_link[j] < start]
         while frontier:
             entry = frontier.pop()
             for key in self._keys[entry]:

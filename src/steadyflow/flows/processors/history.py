@@ -63,6 +63,8 @@ class HistoryView:
         self.event_ids: list[str] = []
         self._entry_of_event: dict[str, int] = {}
         self.summary: _Summary | None = None
+        # Token costs are only worth computing when something reads them.
+        self._count_tokens = policy.by_tokens or policy.warn_input_tokens is not None
 
     def observe(self, event: Event, content: Content | None, *, mine: bool) -> None:
         """Take in the next session event and the entry it became (None: no entry).
@@ -74,13 +76,20 @@ class HistoryView:
             if mine:
                 self._take_summary(event)
             return
-        if content is None:
+        if content is None or event.content is None:
             return
+        calls: list[tuple[str | None, str]] = []
+        responses: list[tuple[str | None, str]] = []
+        for part in event.content.parts:
+            if part.function_call is not None:
+                calls.append((part.function_call.id, part.function_call.name))
+            elif part.function_response is not None:
+                responses.append((part.function_response.id, part.function_response.name))
         index = self.index.add(
-            tokens=entry_tokens(event, content),
+            tokens=entry_tokens(event, content) if self._count_tokens else 0,
             is_user=event.author == "user",
-            call_ids=[(c.id, c.name) for c in event.get_function_calls()],
-            response_ids=[(r.id, r.name) for r in event.get_function_responses()],
+            call_ids=calls,
+            response_ids=responses,
         )
         self.event_ids.append(event.id)
         self._entry_of_event[event.id] = index
@@ -180,7 +189,7 @@ async def history_contents(
     agent's model (the default compaction model).
     """
     window = await _window(ctx, view, contents, model)
-    sent = [contents[i] for i in window.indices(len(view.index))]
+    sent = [contents[i] for i in window.pinned] + contents[window.start :]
     tokens = window.tokens
     summary = view.summary if view.policy.compaction is not None else None
     if summary is not None and window.start >= summary.covers:
