@@ -9,6 +9,7 @@ from steadyflow import (
     LlmCallsLimitExceededError,
     RetryConfig,
     RunConfig,
+    Runner,
 )
 from steadyflow.errors import ModelHTTPError
 from steadyflow.history import SUMMARY_KEY, is_summary_event
@@ -204,3 +205,35 @@ async def test_the_first_summary_of_a_long_session_reads_at_most_one_cap_of_it()
     assert transcript.startswith("(")
     assert "earlier messages omitted" in transcript.splitlines()[0]
     assert len(transcript.splitlines()) == 1 + 6
+
+
+def summarizing_agent(model: ScriptedLlm, summarizer: ScriptedLlm) -> LlmAgent:
+    policy = HistoryPolicy(max_events=6, compaction=Compaction(model=summarizer))
+    return LlmAgent(name="a", model=model, history=policy)
+
+
+async def test_a_stored_summary_is_reused_after_a_restart(tmp_path):
+    url = f"sqlite:///{tmp_path / 'sessions.db'}"
+    before = Runner(
+        app_name="app",
+        agent=summarizing_agent(ScriptedLlm(["a1", "a2", "a3", "a4"]), ScriptedLlm(["gist"])),
+        session_service=url,
+    )
+    session = await before.create_session(user_id="u")
+    for turn in range(1, 5):
+        await run_turn(before.agent, f"q{turn}", runner=before, session_id=session.id, user_id="u")
+    await before.close()
+
+    model, summarizer = ScriptedLlm(["a5"]), ScriptedLlm([])
+    after = Runner(app_name="app", agent=summarizing_agent(model, summarizer), session_service=url)
+    await run_turn(after.agent, "q5", runner=after, session_id=session.id, user_id="u")
+    await after.close()
+
+    assert summarizer.calls == 0
+    assert [c.text for c in model.requests[0].contents] == [
+        SUMMARY_PREFIX + "gist",
+        "a3",
+        "q4",
+        "a4",
+        "q5",
+    ]
