@@ -23,6 +23,7 @@ from typing import Any
 
 from steadyflow import RetryConfig, RunConfig
 from steadyflow.models import BaseLlm
+from steadyflow.retry import AdaptiveThrottle, TokenBucketRetryBudget
 
 __all__ = ["BUILTIN_POLICIES", "STORM_POLICIES", "StormPolicy", "register_storm_policy"]
 
@@ -83,6 +84,29 @@ BUILTIN_POLICIES = (
         "RetryConfig(max_attempts=5, total_timeout=60): default backoff (0.5 s x2 up to 8 s, "
         "20% jitter), waits max(backoff, Retry-After)",
         _retrying(max_attempts=5, total_timeout=60.0),
+    ),
+    StormPolicy(
+        "token-bucket",
+        "steadyflow + TokenBucketRetryBudget() shared by all calls (gRPC defaults: 100 tokens, "
+        "a failure costs 1, a success adds 0.1): no retries once failures drain half the bucket",
+        lambda: RunConfig(
+            retry_config=RetryConfig(
+                max_attempts=5, total_timeout=60.0, budget=TokenBucketRetryBudget()
+            )
+        ),
+    ),
+    StormPolicy(
+        "adaptive",
+        "steadyflow + AdaptiveThrottle(k=1.1, throttle_first_attempts=True) shared by all calls "
+        "(SRE client-side throttling): sheds calls, first attempts included, beyond 1.1x what "
+        "the provider accepted over the last 2 minutes; a shed call fails fast",
+        lambda: RunConfig(
+            retry_config=RetryConfig(
+                max_attempts=5,
+                total_timeout=60.0,
+                budget=AdaptiveThrottle(k=1.1, throttle_first_attempts=True),
+            )
+        ),
     ),
 )
 
