@@ -16,6 +16,7 @@ import contextlib
 import datetime
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -178,6 +179,8 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     """Run the benchmark; exit status 0 unless the run itself broke."""
     args = _parse(argv)
+    # A plain SIGTERM would skip the finally blocks that remove the --at worktree.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     profile = scenarios.QUICK if args.quick else scenarios.FULL
     started = time.perf_counter()
     sides = _sides(args.peers, args.upgrade_peers)
