@@ -7,8 +7,9 @@ with SIGKILL by the test. Every line is written with one ``os.write`` so a
 kill never leaves half a line. Lines:
 
 ``pid P`` (the worker's pid), ``begin SID EID`` (about to append),
-``commit EID`` (``append_event`` returned), ``rejected EID`` (a stale append
-was refused), ``exit STATUS`` (the worker is gone; from the parent).
+``step ...`` (a statement ran or a commit starts), ``commit EID``
+(``append_event`` returned), ``rejected EID`` (a stale append was refused),
+``exit STATUS`` (the worker is gone; from the parent).
 
 Each event's state delta makes a torn write visible: ``n`` = its position in
 its session, ``user:count`` = events of the user so far, ``app:last`` = its id.
@@ -20,7 +21,8 @@ import asyncio
 import os
 import random
 import sys
-import uuid
+
+from sqlalchemy import event as sa_event
 
 from steadyflow.errors import StaleSessionError
 from steadyflow.events import Event, EventActions, new_event_id
@@ -34,15 +36,6 @@ USER = "u1"
 
 def say(*words: object) -> None:
     os.write(1, (" ".join(str(w) for w in words) + "\n").encode())
-
-
-async def load_all(service: SqlSessionService) -> list[Session]:
-    sessions = []
-    for listed in await service.list_sessions(app_name=APP, user_id=USER):
-        loaded = await service.get_session(app_name=APP, user_id=USER, session_id=listed.id)
-        assert loaded is not None
-        sessions.append(loaded)
-    return sessions
 
 
 async def append(service: SqlSessionService, session: Session, total: int) -> None:
@@ -70,18 +63,35 @@ async def reject_stale(service: SqlSessionService, session: Session) -> None:
         say("BUG stale append accepted", event.id)
 
 
+def report_statements(service: SqlSessionService) -> None:
+    """Say ``step`` after every SQL statement and before every commit.
+
+    The test kills the worker after a random number of lines, so these
+    lines put the kill points between the statements of a transaction and
+    inside commits, not only between appends.
+    """
+    engine = service.engine.sync_engine
+    sa_event.listen(engine, "after_cursor_execute", lambda *_: say("step sql"))
+    sa_event.listen(engine, "commit", lambda *_: say("step commit"))
+
+
 async def run_turns(db: str, seed: int) -> None:
     rng = random.Random(seed)
     service = SqlSessionService(f"sqlite:///{db}")
-    sessions = await load_all(service)
-    total = sum(len(s.events) for s in sessions)
+    listed = await service.list_sessions(app_name=APP, user_id=USER)
+    total = listed[0].state.get("user:count", 0) if listed else 0  # the test checks it
+    sessions: dict[str, Session | None] = {s.id: None for s in listed}
+    report_statements(service)
     for _ in range(1000):  # the test kills us long before
         if not sessions or rng.random() < 0.15:
-            session_id = uuid.uuid4().hex
-            sessions.append(
-                await service.create_session(app_name=APP, user_id=USER, session_id=session_id)
-            )
-        session = rng.choice(sessions)
+            created = await service.create_session(app_name=APP, user_id=USER)
+            sessions[created.id] = created
+        session_id = rng.choice(list(sessions))
+        session = sessions[session_id] or await service.get_session(
+            app_name=APP, user_id=USER, session_id=session_id
+        )
+        assert session is not None
+        sessions[session_id] = session
         for _ in range(2):  # a turn: the user's event, then the model's
             total += 1
             await append(service, session, total)
