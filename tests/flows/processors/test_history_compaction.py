@@ -1,3 +1,4 @@
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -10,10 +11,12 @@ from steadyflow import (
     RetryConfig,
     RunConfig,
     Runner,
+    UsageMetadata,
 )
 from steadyflow.errors import ModelHTTPError
 from steadyflow.history import SUMMARY_KEY, is_summary_event
 from steadyflow.history.summary import SUMMARY_PREFIX
+from steadyflow.models import LlmResponse
 from steadyflow.testing import FakeClock, ScriptedLlm, fake_clock, http_error, run_turn
 from steadyflow.testing.harness import TurnResult
 
@@ -237,3 +240,16 @@ async def test_a_stored_summary_is_reused_after_a_restart(tmp_path):
         "a4",
         "q5",
     ]
+
+
+async def test_a_summary_larger_than_the_room_it_frees_logs_a_warning(caplog):
+    caplog.set_level(logging.WARNING, logger="steadyflow.history")
+    usage = UsageMetadata(input_tokens=10, output_tokens=500, total_tokens=510)
+    chat = Chat(
+        ScriptedLlm([LlmResponse.from_text("long", usage_metadata=usage)]),
+        max_events=None,
+        max_tokens=60,
+    )
+    await chat.turns_to(6)
+    [record] = [r for r in caplog.records if r.name == "steadyflow.history"]
+    assert "more than the 30 that compaction frees" in record.getMessage()

@@ -130,13 +130,13 @@ async def _compact(
     transcript = render_transcript(
         previous.content if previous is not None else None, contents[first:end], first - floor
     )
-    room = (1 - compaction.keep_fraction) * policy.cap / 2
+    summary_limit = (1 - compaction.keep_fraction) * policy.cap / 2
     response, model_name = await summarize(
         ctx,
         compaction=compaction,
         agent_model=model,
         transcript=transcript,
-        max_output_tokens=max(1, int(room)) if policy.by_tokens else None,
+        max_output_tokens=max(1, int(summary_limit)) if policy.by_tokens else None,
     )
     event = summary_event(
         text=response.text,
@@ -157,6 +157,25 @@ async def _compact(
         end,
         len(view.index) - end,
     )
+    _warn_if_summary_fills_the_room(ctx.agent.name, view)
+
+
+def _warn_if_summary_fills_the_room(agent_name: str, view: HistoryView) -> None:
+    """A summary bigger than the room compaction frees makes every step a crossing."""
+    policy, summary = view.policy, view.summary
+    if not policy.by_tokens or summary is None or policy.compaction is None:
+        return
+    assert policy.cap is not None
+    room = policy.cap * (1 - policy.compaction.keep_fraction)
+    if summary.tokens > room:
+        logger.warning(
+            "summary of agent %s is %d tokens, more than the %d that compaction frees; "
+            "the history will cross the cap again at once. Lower the summary's "
+            "max_output_tokens or raise max_tokens",
+            agent_name,
+            summary.tokens,
+            int(room),
+        )
 
 
 async def _window(
@@ -176,8 +195,10 @@ async def _window(
     target = index.fit(
         keep, by_tokens=policy.by_tokens, floor=floor, reserved=0 if policy.by_tokens else 1
     )
-    await _compact(ctx, view, contents, target.start, model)
-    return target
+    # A large previous summary can leave less room than ``keep``: never cut before ``window``.
+    cut = target if target.start >= window.start else window
+    await _compact(ctx, view, contents, cut.start, model)
+    return cut
 
 
 async def history_contents(
