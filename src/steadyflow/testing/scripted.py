@@ -109,6 +109,20 @@ async def _stream_step(
     yield response_from_step(step, request)
 
 
+async def _answer(step: Step, request: LlmRequest, stream: bool) -> AsyncIterator[LlmResponse]:
+    """The responses one step produces; a text step streams as one partial chunk."""
+    if isinstance(step, BaseException):
+        raise step
+    if isinstance(step, Stream):
+        async for response in _stream_step(step, request, stream):
+            yield response
+        return
+    response = response_from_step(step, request)
+    if stream and response.text:
+        yield LlmResponse(content=Content.from_text(response.text, role="model"), partial=True)
+    yield response
+
+
 class ScriptedLlm(BaseLlm):
     """A model that answers from a script, one step per provider attempt.
 
@@ -154,17 +168,8 @@ class ScriptedLlm(BaseLlm):
                 f"ScriptedLlm ran out of steps: attempt {index + 1}, "
                 f"only {len(self._steps)} scripted"
             )
-        step = self._steps[index]
-        if isinstance(step, BaseException):
-            raise step
-        if isinstance(step, Stream):
-            async for response in _stream_step(step, request, stream):
-                yield response
-            return
-        response = response_from_step(step, request)
-        if stream and response.text:
-            yield LlmResponse(content=Content.from_text(response.text, role="model"), partial=True)
-        yield response
+        async for response in _answer(self._steps[index], request, stream):
+            yield response
 
 
 class FunctionLlm(BaseLlm):
@@ -191,13 +196,5 @@ class FunctionLlm(BaseLlm):
         self.requests.append(request)
         result = self._fn(request)
         step: Step = await result if isinstance(result, Awaitable) else result
-        if isinstance(step, BaseException):
-            raise step
-        if isinstance(step, Stream):
-            async for response in _stream_step(step, request, stream):
-                yield response
-            return
-        response = response_from_step(step, request)
-        if stream and response.text:
-            yield LlmResponse(content=Content.from_text(response.text, role="model"), partial=True)
-        yield response
+        async for response in _answer(step, request, stream):
+            yield response
