@@ -56,8 +56,11 @@ def retryable(llm: BaseLlm, error: BaseException) -> bool:
     return any(llm.is_exception_retryable(e, DEFAULT_RETRYABLE_STATUS_CODES) for e in chain(error))
 
 
-@streams
-@pytest.mark.parametrize("status", [400, 401, 403, 404, 429, 500, 502, 503, 504])
+STATUSES = [(s, False) for s in (400, 401, 403, 404, 429, 500, 502, 503, 504)]
+STATUSES += [(429, True), (503, True)]  # before the stream starts: same path, streamed call
+
+
+@pytest.mark.parametrize(("status", "stream"), STATUSES)
 async def test_http_status_becomes_model_http_error_after_exactly_one_request(
     provider: str, stream: bool, status: int, emulate: Emulate, make_llm: MakeLlm
 ) -> None:
@@ -124,7 +127,7 @@ async def test_answer_slower_than_the_timeout_is_a_retryable_timeout_error(
     provider: str, stream: bool, emulate: Emulate, make_llm: MakeLlm
 ) -> None:
     emu = await emulate(["x"], faults=[Fault.delay(30)])
-    llm = make_llm(provider, emu, timeout=0.2)
+    llm = make_llm(provider, emu, timeout=0.05)
     seen, error = await attempt(llm, stream)
     assert isinstance(error, ModelTimeoutError) and seen == []
     assert retryable(llm, error)

@@ -11,11 +11,12 @@ finish reasons onto the same vocabulary (Gemini's ``STOP``, ``MAX_TOKENS``,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import weakref
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping
 from typing import Any, Generic, TypeVar
 
 from ..errors import (
@@ -208,27 +209,45 @@ def finish_fields(reason: str | None, has_content: bool) -> dict[str, Any]:
 
 
 class LoopLocal(Generic[_T]):
-    """One object per running event loop (SDK clients hold loop-bound connections).
+    """One object per running event loop, closed when that loop shuts down.
 
     A model resolved from the registry lives for the whole process, while
-    ``Runner.run`` and test frameworks start new event loops; a connection
-    pool created on one loop must not be used on another.
+    ``Runner.run`` and test frameworks start a new event loop each time; a
+    connection pool opened on one loop must not be used on another. Each
+    loop's object is paired with a small started async generator whose
+    ``finally`` closes it: ``asyncio.run`` (like any ``asyncio.Runner``)
+    closes a loop's async generators before closing the loop, so the pool is
+    closed on its own loop instead of leaking sockets.
     """
 
-    def __init__(self, factory: Callable[[], _T]) -> None:
+    def __init__(self, factory: Callable[[], _T], close: Callable[[_T], Awaitable[None]]) -> None:
         self._factory = factory
-        self._items: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _T] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._close = close
+        self._items: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[_T, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
 
     def get(self) -> _T:
         """The object for the running loop, created on first use."""
         loop = asyncio.get_running_loop()
-        item = self._items.get(loop)
-        if item is None:
-            item = self._items[loop] = self._factory()
-        return item
+        entry = self._items.get(loop)
+        if entry is None:
+            item = self._factory()
+            keeper = self._keep(item)
+            # Run the keeper to its ``yield`` now, so the loop tracks it.
+            with contextlib.suppress(StopIteration):
+                keeper.__anext__().send(None)
+            entry = self._items[loop] = (item, keeper)
+        return entry[0]
 
-    def pop(self) -> _T | None:
-        """Forget and return the running loop's object, if any."""
-        return self._items.pop(asyncio.get_running_loop(), None)
+    async def _keep(self, item: _T) -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            await self._close(item)
+
+    async def aclose(self) -> None:
+        """Close the running loop's object now, if there is one."""
+        entry = self._items.pop(asyncio.get_running_loop(), None)
+        if entry is not None:
+            await entry[1].aclose()

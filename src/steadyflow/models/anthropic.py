@@ -79,7 +79,7 @@ class Anthropic(BaseLlm):
         self._base_url = base_url or read_env("ANTHROPIC_BASE_URL")
         self._timeout = timeout
         self._injected = client.with_options(max_retries=0) if client is not None else None
-        self._clients: LoopLocal[sdk.AsyncAnthropic] = LoopLocal(self._new_client)
+        self._clients: LoopLocal[sdk.AsyncAnthropic] = LoopLocal(self._new_client, _close_client)
         self._secret: str | None = getattr(client, "api_key", None) or None
 
     def _new_client(self) -> sdk.AsyncAnthropic:
@@ -98,10 +98,11 @@ class Anthropic(BaseLlm):
         return self._clients.get()
 
     async def aclose(self) -> None:
-        """Close the connection pool this adapter opened on the running loop."""
-        client = self._clients.pop()
-        if client is not None:
-            await client.close()
+        """Close the connection pool this adapter opened on the running loop.
+
+        Pools of loops that ended through ``asyncio.run`` are closed already.
+        """
+        await self._clients.aclose()
 
     async def generate_content_async(
         self, request: LlmRequest, stream: bool = False
@@ -213,3 +214,7 @@ async def _aggregate(events: Any) -> AsyncIterator[LlmResponse]:
     ordered = [blocks[i] for i in sorted(blocks)]
     usage = usage_from(start_usage, output_tokens)
     yield response_from_blocks(ordered, stop_reason, usage, model_version)
+
+
+async def _close_client(client: Any) -> None:
+    await client.close()

@@ -83,7 +83,7 @@ class Gemini(BaseLlm):
         self._base_url = base_url or read_env(*_BASE_URL_ENV)
         self._timeout = timeout
         self._injected = client
-        self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client)
+        self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client, _close_client)
         self._secret: str | None = getattr(getattr(client, "_api_client", None), "api_key", None)
 
     def _new_client(self) -> genai.Client:
@@ -98,10 +98,11 @@ class Gemini(BaseLlm):
         return self._clients.get()
 
     async def aclose(self) -> None:
-        """Close the connection pool this adapter opened on the running loop."""
-        client = self._clients.pop()
-        if client is not None:
-            await client.aio.aclose()
+        """Close the connection pool this adapter opened on the running loop.
+
+        Pools of loops that ended through ``asyncio.run`` are closed already.
+        """
+        await self._clients.aclose()
 
     async def generate_content_async(
         self, request: LlmRequest, stream: bool = False
@@ -202,3 +203,7 @@ async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
         if text:
             yield LlmResponse(content=Content.from_text(text, role="model"), partial=True)
     yield _complete(seen)
+
+
+async def _close_client(client: Any) -> None:
+    await client.aio.aclose()

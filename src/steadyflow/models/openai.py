@@ -76,7 +76,7 @@ class OpenAI(BaseLlm):
         self._base_url = base_url or read_env(*self.base_url_env) or self.default_base_url
         self._timeout = timeout
         self._injected = client.with_options(max_retries=0) if client is not None else None
-        self._clients: LoopLocal[sdk.AsyncOpenAI] = LoopLocal(self._new_client)
+        self._clients: LoopLocal[sdk.AsyncOpenAI] = LoopLocal(self._new_client, _close_client)
         self._secret: str | None = getattr(client, "api_key", None) or None
 
     def _new_client(self) -> sdk.AsyncOpenAI:
@@ -93,10 +93,11 @@ class OpenAI(BaseLlm):
         return self._clients.get()
 
     async def aclose(self) -> None:
-        """Close the connection pool this adapter opened on the running loop."""
-        client = self._clients.pop()
-        if client is not None:
-            await client.close()
+        """Close the connection pool this adapter opened on the running loop.
+
+        Pools of loops that ended through ``asyncio.run`` are closed already.
+        """
+        await self._clients.aclose()
 
     def _max_tokens_name(self) -> str:
         official = self._base_url is None or "api.openai.com" in self._base_url
@@ -222,3 +223,7 @@ async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
             finish = choice.finish_reason or finish
     ordered = [tuple(calls[i]) for i in sorted(calls)]
     yield assemble("".join(text), ordered, finish, usage, model_version)
+
+
+async def _close_client(client: Any) -> None:
+    await client.close()
