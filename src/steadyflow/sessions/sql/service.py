@@ -108,10 +108,12 @@ class SqlSessionService(BaseSessionService):
                 return None
             cached = self._cache.lookup(key, row.incarnation, row.revision)
             events = list(cached.events) if cached is not None else []
-            if len(events) < row.revision:
+            behind = len(events) < row.revision
+            if behind:  # read only what the cache has not seen
                 events += await q.load_events(conn, key, len(events), row.revision)
             shared = await q.read_shared_state(conn, app_name, user_id)
-        self._cache.store(key, row.incarnation, list(events))
+        if cached is None or behind:
+            self._cache.store(key, row.incarnation, list(events))
         return _session(key, {**row.state, **shared}, events, row.update_time, row.revision)
 
     async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> list[Session]:
