@@ -133,3 +133,9 @@ async def test_groq_reads_its_own_key_and_base_url(
     finally:
         await llm.aclose()
     assert [r.model for r in emu.requests] == ["llama-3.3-70b-versatile"]
+
+
+def test_a_refusal_without_an_answer_gives_a_refusal_error_code() -> None:
+    response = assemble("", [], "stop", None, None, refusal="I can't help with that.")
+    assert (response.error_code, response.error_message) == ("REFUSAL", "I can't help with that.")
+    assert response.content is None

@@ -132,3 +132,4 @@ async def test_env_points_every_sdk_at_the_emulator() -> None:
     assert env["OPENAI_BASE_URL"].endswith("/v1")
     assert env["ANTHROPIC_BASE_URL"] == env["GOOGLE_GEMINI_BASE_URL"]
     assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+    assert env["OPENAI_API_KEY"] == env["ANTHROPIC_API_KEY"] == env["GOOGLE_API_KEY"]

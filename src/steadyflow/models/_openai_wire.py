@@ -163,8 +163,13 @@ def assemble(
     raw_finish: str | None,
     usage: UsageMetadata | None,
     model_version: str | None,
+    refusal: str | None = None,
 ) -> LlmResponse:
-    """The complete response from text and ``(id, name, arguments JSON)`` calls."""
+    """The complete response from text and ``(id, name, arguments JSON)`` calls.
+
+    A ``refusal`` (the model declined to answer) with no text or calls gives
+    ``error_code="REFUSAL"`` and the refusal as ``error_message``.
+    """
     parts = [Part(text=text)] if text else []
     malformed: list[str] = []
     for call_id, name, arguments in calls:
@@ -177,6 +182,9 @@ def assemble(
     if malformed:
         fields["error_code"] = "MALFORMED_FUNCTION_CALL"
         fields["error_message"] = f"arguments of {', '.join(malformed)} are not a JSON object"
+    elif refusal and not parts:
+        fields["error_code"] = "REFUSAL"
+        fields["error_message"] = refusal
     content = Content(role="model", parts=parts) if parts else None
     return LlmResponse(content=content, usage_metadata=usage, model_version=model_version, **fields)
 
@@ -202,4 +210,5 @@ def response_from_message(completion: Any) -> LlmResponse:
         choice.finish_reason,
         usage_from(completion.usage),
         completion.model,
+        getattr(message, "refusal", None),
     )

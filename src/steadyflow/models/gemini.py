@@ -135,7 +135,8 @@ class Gemini(BaseLlm):
             headers = getattr(exc.response, "headers", None)
             hint = retry_delay(exc.details)
             detail = redact(exc.message or exc.status or "", secret)
-            raise http_error(name, model, exc.code, headers, exc.details, detail, hint) from exc
+            status = exc.code if isinstance(exc.code, int) and exc.code >= 400 else 500
+            raise http_error(name, model, status, headers, exc.details, detail, hint) from exc
         except Exception as exc:
             mapped = transport_error(exc, name, model)
             if mapped is not None:

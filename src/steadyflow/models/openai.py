@@ -199,6 +199,7 @@ def _detail(body: Any) -> str:
 async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
     """Partial responses for text deltas, then the complete aggregate."""
     text: list[str] = []
+    refusal: list[str] = []
     calls: dict[int, list[Any]] = {}
     finish: str | None = None
     usage = None
@@ -214,6 +215,7 @@ async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
                 yield LlmResponse(
                     content=Content.from_text(delta.content, role="model"), partial=True
                 )
+            refusal.append(getattr(delta, "refusal", None) or "")
             for tool_call in delta.tool_calls or []:
                 slot = calls.setdefault(tool_call.index, [None, "", ""])
                 slot[0] = tool_call.id or slot[0]
@@ -222,7 +224,7 @@ async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
                     slot[2] += tool_call.function.arguments or ""
             finish = choice.finish_reason or finish
     ordered = [tuple(calls[i]) for i in sorted(calls)]
-    yield assemble("".join(text), ordered, finish, usage, model_version)
+    yield assemble("".join(text), ordered, finish, usage, model_version, "".join(refusal))
 
 
 async def _close_client(client: Any) -> None:

@@ -98,12 +98,20 @@ class ProviderEmulator:
         return f"{self.base_url}/v1"
 
     def env(self) -> dict[str, str]:
-        """Environment variables pointing every adapter and SDK at this emulator."""
+        """Environment variables pointing every adapter and SDK at this emulator.
+
+        The keys are the one the emulator requires, else a placeholder (the
+        adapters insist on a key; the emulator accepts any when none is set).
+        """
+        key = self._api_key or "emulator-key"
         return {
             "OPENAI_BASE_URL": self.openai_base_url,
+            "OPENAI_API_KEY": key,
             "ANTHROPIC_BASE_URL": self.base_url,
+            "ANTHROPIC_API_KEY": key,
             "GOOGLE_GEMINI_BASE_URL": self.base_url,
             "GEMINI_BASE_URL": self.base_url,
+            "GOOGLE_API_KEY": key,
         }
 
     # -- what the tests look at --------------------------------------------------
