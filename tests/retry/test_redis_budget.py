@@ -1,5 +1,6 @@
 """RedisRetryBudget: the same arithmetic as the in-process budgets, shared through Redis."""
 
+import asyncio
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -147,3 +148,32 @@ def test_a_missing_redis_package_names_the_extra(monkeypatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "redis.asyncio", None)
     with pytest.raises(ImportError, match=r"pip install 'steadyflow\[redis\]'"):
         RedisRetryBudget(TokenBucketRetryBudget(), url="redis://127.0.0.1:6379/0")
+
+
+async def test_a_given_client_is_used_and_left_open(redis_server, prefix, raw) -> None:
+    budget = RedisRetryBudget(TokenBucketRetryBudget(max_tokens=10), client=raw, prefix=prefix)
+    await budget.record(KEY, failed=True)
+    await budget.aclose()
+    assert await raw.get(f"{prefix}bucket:{KEY}") == b"9000"
+
+
+def test_one_budget_serves_one_event_loop_after_another(redis_server, prefix) -> None:
+    budget = RedisRetryBudget(
+        TokenBucketRetryBudget(max_tokens=10), url=redis_server.url(), prefix=prefix
+    )
+
+    async def fail_once() -> None:
+        await budget.record(KEY, failed=True)
+        await budget.aclose()
+
+    asyncio.run(fail_once())
+    asyncio.run(fail_once())
+
+    async def tokens() -> bytes:
+        client = Redis.from_url(redis_server.url())
+        try:
+            return await client.get(f"{prefix}bucket:{KEY}")
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(tokens()) == b"8000"

@@ -50,8 +50,8 @@ async def test_redis_is_not_asked_again_until_reconnect_after(monkeypatch) -> No
     budget = unreachable_budget(TokenBucketRetryBudget(), clock, reconnect_after=5.0)
     await budget.record(KEY, failed=True)
     tries = []
-    original = budget._store._client
-    monkeypatch.setattr(budget._store, "_client", lambda: tries.append(1) or original())
+    original = budget._store._connection
+    monkeypatch.setattr(budget._store, "_connection", lambda: tries.append(1) or original())
     await budget.record(KEY, failed=True)
     clock.advance(5.0)
     await budget.record(KEY, failed=True)

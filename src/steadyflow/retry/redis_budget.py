@@ -49,6 +49,16 @@ def _import_redis() -> Any:
     return redis
 
 
+class _Connection:
+    """A client and the scripts registered on it."""
+
+    __slots__ = ("client", "scripts")
+
+    def __init__(self, client: Redis) -> None:
+        self.client = client
+        self.scripts: dict[str, Any] = {n: client.register_script(s) for n, s in SCRIPTS.items()}
+
+
 class _RedisStore:
     """Runs the scripts on one Redis, per event loop, and owns the fallback switch."""
 
@@ -78,19 +88,20 @@ class _RedisStore:
         )
         ttl = _validate.seconds(owner, "idle_ttl", idle_ttl, positive=True)
         self.idle_ttl = max(1, round(ttl))
-        self._given = client
         self._owner = owner
-        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Redis] = (
+        # Per event loop (a redis.asyncio pool is bound to one): the client and
+        # its registered scripts, dropped with the loop.
+        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Connection] = (
             weakref.WeakKeyDictionary()
         )
-        self._scripts: dict[int, dict[str, Any]] = {}
+        self._given_connection = None if client is None else _Connection(client)
         self._down_since: float | None = None
 
     @property
     def where(self) -> str:
         """Where the store is, for logs (never with a password)."""
         if self.url is None:
-            return repr(self._given)
+            return repr(self._given_connection.client if self._given_connection else None)
         scheme, _, rest = self.url.partition("://")
         return f"{scheme}://{rest.rpartition('@')[2]}"
 
@@ -104,8 +115,8 @@ class _RedisStore:
         if self._down_since is not None and now - self._down_since < self.reconnect_after:
             return None
         try:
-            client = self._client()
-            reply = await self._script(client, script)(keys=[self.prefix + key], args=list(args))
+            scripts = self._connection().scripts
+            reply = await scripts[script](keys=[self.prefix + key], args=list(args))
         except Exception as error:
             if self._down_since is None:
                 logger.warning(
@@ -126,32 +137,24 @@ class _RedisStore:
 
     async def aclose(self) -> None:
         """Close the connections this store opened on the running event loop."""
-        client = self._per_loop.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            self._scripts.pop(id(client), None)
-            await client.aclose()
+        connection = self._per_loop.pop(asyncio.get_running_loop(), None)
+        if connection is not None:
+            await connection.client.aclose()
 
-    def _client(self) -> Redis:
-        if self._given is not None:
-            return self._given
+    def _connection(self) -> _Connection:
+        if self._given_connection is not None:
+            return self._given_connection
         loop = asyncio.get_running_loop()
-        client = self._per_loop.get(loop)
-        if client is None:
+        connection = self._per_loop.get(loop)
+        if connection is None:
             client = self._redis.asyncio.Redis.from_url(
                 self.url,
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 retry=self._redis.asyncio.retry.Retry(self._redis.backoff.NoBackoff(), 0),
             )
-            self._per_loop[loop] = client
-        return client
-
-    def _script(self, client: Redis, name: str) -> Any:
-        scripts = self._scripts.get(id(client))
-        if scripts is None:
-            scripts = {n: client.register_script(src) for n, src in SCRIPTS.items()}
-            self._scripts[id(client)] = scripts
-        return scripts[name]
+            connection = self._per_loop[loop] = _Connection(client)
+        return connection
 
 
 class _RedisShared:
