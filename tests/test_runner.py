@@ -12,6 +12,7 @@ from steadyflow import (
     RunConfig,
     Runner,
     SessionNotFoundError,
+    StaleSessionError,
     StreamingMode,
 )
 from steadyflow.models import BaseLlmConnection, LlmRequest, LlmResponse
@@ -156,3 +157,49 @@ async def test_run_live_streams_answers_and_counts_one_call():
     ]
     assert [e.text for e in events] == ["HELLO", "AGAIN"]
     assert "Echo." in (model.live_requests[0].config.system_instruction or "")
+
+
+def test_run_twice_against_postgresql_leaves_no_connection_behind(postgres_url):
+    runner = Runner(
+        app_name="x",
+        agent=LlmAgent(name="a", model=ScriptedLlm(["one", "two"])),
+        session_service=postgres_url,
+    )
+
+    async def create() -> str:
+        session = await runner.create_session(user_id="u")
+        await runner.close()  # connections belong to this asyncio.run's loop
+        return session.id
+
+    session_id = asyncio.run(create())
+    first = [e.text for e in runner.run(user_id="u", session_id=session_id, new_message="1")]
+    second = [e.text for e in runner.run(user_id="u", session_id=session_id, new_message="2")]
+    assert first == ["one"] and second == ["two"]
+
+
+async def test_a_turn_overtaken_by_another_writer_fails_with_stale_session_error():
+    def pause() -> str:
+        """A tool."""
+        return "ok"
+
+    agent = LlmAgent(
+        name="a", model=ScriptedLlm([call("pause"), "other turn", "never"]), tools=[pause]
+    )
+    runner = InMemoryRunner(agent)
+    session = await runner.create_session(user_id="u")
+    slow = runner.run_async(user_id="u", session_id=session.id, new_message="first")
+    first_event = await anext(slow)  # the function call, stored
+    assert first_event.get_function_calls()
+    others = [
+        e async for e in runner.run_async(user_id="u", session_id=session.id, new_message="2")
+    ]
+    assert [e.text for e in others] == ["other turn"]
+
+    with pytest.raises(StaleSessionError, match=session.id):
+        await anext(slow)  # its function response can no longer be appended
+    stored = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id="u", session_id=session.id
+    )
+    assert stored is not None
+    responses = [e for e in stored.events if e.get_function_responses()]
+    assert responses == []  # nothing of the overtaken append was stored

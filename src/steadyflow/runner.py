@@ -162,6 +162,8 @@ class Runner:
                         return
             finally:
                 loop.run(events.aclose())
+                # Connections belong to this loop: close them before it ends.
+                loop.run(self.session_service.close())
 
     async def run_live(
         self,
