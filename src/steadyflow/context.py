@@ -16,10 +16,13 @@ import os
 from collections.abc import Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from opentelemetry.trace import Span
+
 from .errors import LlmCallsLimitExceededError
 from .events import EventActions
 from .run_config import RunConfig
 from .sessions.base import BaseSessionService, Session
+from .tracing import InvocationRecorder
 from .types import Content
 
 if TYPE_CHECKING:
@@ -60,7 +63,9 @@ class InvocationContext:
     """Everything one invocation's flow needs.
 
     ``agent`` is the agent currently running; a transfer makes a copy for the
-    new agent that shares the session, budget and end flag.
+    new agent that shares the session, budget and end flag. ``trace`` records
+    the invocation's stored trace (shared by every copy); ``agent_span`` is the
+    running agent's ``invoke_agent`` span, the parent of its model and tool spans.
     """
 
     invocation_id: str
@@ -73,6 +78,8 @@ class InvocationContext:
     budget: LlmCallBudget
     end_invocation: bool = False
     live_request_queue: Any = None
+    trace: InvocationRecorder = dataclasses.field(default_factory=InvocationRecorder)
+    agent_span: Span | None = None
 
     def increment_llm_call_count(self) -> None:
         """Count one provider attempt against ``max_llm_calls``."""
@@ -86,6 +93,12 @@ class InvocationContext:
         clone.agent = agent
         if branch is not None:
             clone.branch = branch
+        return clone
+
+    def with_agent_span(self, span: Span) -> InvocationContext:
+        """A copy for the same agent whose model and tool spans go under ``span``."""
+        clone = copy.copy(self)
+        clone.agent_span = span
         return clone
 
 

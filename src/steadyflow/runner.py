@@ -7,11 +7,17 @@ rely on it being stored). Partial events are yielded but never stored.
 Errors (``LlmCallsLimitExceededError``, a model error no callback handled)
 propagate to the caller after the events already yielded; what was stored
 stays consistent: each event is appended whole or not at all.
+
+Every invocation ends (also in error, or when the caller stops early) by
+appending one more event: the invocation's trace, authored by
+``"steadyflow"``, with no content (``steadyflow.tracing``). It is stored but
+not yielded, and no model ever sees it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
@@ -25,9 +31,12 @@ from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
 from .sessions.url import open_session_service
+from .tracing import TRACE_AUTHOR, trace_event
 from .types import Content
 
 __all__ = ["InMemoryRunner", "Runner"]
+
+logger = logging.getLogger("steadyflow.runner")
 
 
 def _open_service(service: BaseSessionService | str) -> BaseSessionService:
@@ -43,7 +52,7 @@ def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
     could transfer back to their parent (so the user is not stuck with it).
     """
     for event in reversed(session.events):
-        if event.author == "user":
+        if event.author in ("user", TRACE_AUTHOR):
             continue
         agent = root.find_agent(event.author)
         if agent is None:
@@ -123,10 +132,38 @@ class Runner:
         user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
         await self.session_service.append_event(session, user_event)
         agent = _agent_to_run(self.agent, session)
-        async for event in agent.run_async(ctx.for_agent(agent)):
-            if not event.partial:
-                event = await self.session_service.append_event(session, event)
-            yield event
+        error: BaseException | None = None
+        try:
+            async for event in agent.run_async(ctx.for_agent(agent)):
+                if not event.partial:
+                    event = await self.session_service.append_event(session, event)
+                yield event
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            await self._store_trace(session, ctx, error)
+
+    async def _store_trace(
+        self, session: Session, ctx: InvocationContext, error: BaseException | None
+    ) -> None:
+        """Append the invocation's trace; a store that fails here only logs."""
+        trace = ctx.trace.finish(
+            invocation_id=ctx.invocation_id,
+            agent_name=ctx.agent.name,
+            error=error,
+            budget_used=ctx.budget.count,
+            budget_limit=ctx.budget.limit,
+        )
+        try:
+            await self.session_service.append_event(session, trace_event(trace))
+        except Exception as store_error:
+            logger.warning(
+                "could not store the trace of invocation %s: %s: %s",
+                ctx.invocation_id,
+                type(store_error).__name__,
+                store_error,
+            )
 
     def run(
         self,

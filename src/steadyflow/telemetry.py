@@ -13,18 +13,40 @@ that does not yield, such as one await on the provider.
 
 Span names and attributes (GenAI semantic conventions where they exist):
 
-- ``call_llm {model}``: one logical model call; ``gen_ai.operation.name``,
-  ``gen_ai.provider.name``, ``gen_ai.request.model``, ``gen_ai.agent.name``,
-  and on end ``steadyflow.llm.attempts``.
+- ``invoke_agent {agent}``: one agent's run inside an invocation, a child of
+  the caller's current span (or of the agent that transferred to it);
+  ``gen_ai.operation.name`` = ``invoke_agent``, ``gen_ai.agent.name``,
+  ``gen_ai.conversation.id`` (the session id), ``steadyflow.invocation.id``,
+  and on end ``steadyflow.steps``, ``steadyflow.callback.short_circuits``,
+  ``steadyflow.llm.budget.used`` / ``.limit``.
+- ``call_llm {model}``: one logical model call, a child of the agent span;
+  ``gen_ai.operation.name`` = ``chat``, ``gen_ai.provider.name``,
+  ``gen_ai.request.model``, ``gen_ai.agent.name``, ``gen_ai.conversation.id``,
+  ``steadyflow.step``, and on end ``steadyflow.llm.attempts``,
+  ``gen_ai.usage.input_tokens`` / ``output_tokens``,
+  ``gen_ai.response.finish_reasons``.
 - ``llm_attempt``: one provider attempt, a child of the call span;
   ``steadyflow.llm.attempt`` (1 = first), ``steadyflow.llm.retry.delay_ms``
   (the wait before this attempt, 0 for the first), ``error.type`` on failure.
+- ``execute_tool {tool}``: one tool call, a child of the agent span and
+  current while the tool runs; ``gen_ai.operation.name`` = ``execute_tool``,
+  ``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.type``,
+  ``steadyflow.callback.short_circuit`` when a before-tool callback answered.
+
+Prompt and response bodies are never recorded unless the user opts in with
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (the GenAI
+conventions' switch); then ``gen_ai.input.messages`` /
+``gen_ai.output.messages`` and tool arguments and results are added as JSON,
+and only to spans that record. The metrics are in ``steadyflow._metrics``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -41,20 +63,45 @@ from opentelemetry.util.types import AttributeValue
 
 __all__ = [
     "ATTR_AGENT_NAME",
+    "ATTR_BUDGET_LIMIT",
+    "ATTR_BUDGET_USED",
+    "ATTR_CONVERSATION_ID",
     "ATTR_ERROR_TYPE",
+    "ATTR_FINISH_REASONS",
+    "ATTR_INPUT_MESSAGES",
+    "ATTR_INVOCATION_ID",
     "ATTR_LLM_ATTEMPT",
     "ATTR_LLM_ATTEMPTS",
     "ATTR_LLM_RETRY_DELAY_MS",
     "ATTR_OPERATION_NAME",
+    "ATTR_OUTPUT_MESSAGES",
     "ATTR_PROVIDER_NAME",
     "ATTR_REQUEST_MODEL",
+    "ATTR_RESPONSE_MODEL",
+    "ATTR_SHORT_CIRCUIT",
+    "ATTR_SHORT_CIRCUITS",
+    "ATTR_STEP",
+    "ATTR_STEPS",
+    "ATTR_TOKEN_TYPE",
+    "ATTR_TOOL_CALL_ARGUMENTS",
+    "ATTR_TOOL_CALL_ID",
+    "ATTR_TOOL_CALL_RESULT",
+    "ATTR_TOOL_NAME",
+    "ATTR_TOOL_TYPE",
+    "CAPTURE_CONTENT_ENV",
     "TRACER_NAME",
     "activate",
+    "capture_content",
+    "end_agent_span",
+    "record_content",
     "record_error",
+    "record_response",
+    "set_call_facts",
+    "start_agent_span",
     "start_llm_attempt_span",
     "start_llm_call_span",
     "start_span",
-    "tracing_enabled",
+    "start_tool_span",
 ]
 
 TRACER_NAME = "steadyflow"
@@ -67,6 +114,28 @@ ATTR_ERROR_TYPE = "error.type"
 ATTR_LLM_ATTEMPT = "steadyflow.llm.attempt"
 ATTR_LLM_ATTEMPTS = "steadyflow.llm.attempts"
 ATTR_LLM_RETRY_DELAY_MS = "steadyflow.llm.retry.delay_ms"
+ATTR_CONVERSATION_ID = "gen_ai.conversation.id"
+ATTR_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
+ATTR_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+ATTR_FINISH_REASONS = "gen_ai.response.finish_reasons"
+ATTR_RESPONSE_MODEL = "gen_ai.response.model"
+ATTR_TOKEN_TYPE = "gen_ai.token.type"
+ATTR_TOOL_NAME = "gen_ai.tool.name"
+ATTR_TOOL_CALL_ID = "gen_ai.tool.call.id"
+ATTR_TOOL_TYPE = "gen_ai.tool.type"
+ATTR_INPUT_MESSAGES = "gen_ai.input.messages"
+ATTR_OUTPUT_MESSAGES = "gen_ai.output.messages"
+ATTR_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
+ATTR_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+ATTR_INVOCATION_ID = "steadyflow.invocation.id"
+ATTR_STEP = "steadyflow.step"
+ATTR_STEPS = "steadyflow.steps"
+ATTR_SHORT_CIRCUIT = "steadyflow.callback.short_circuit"
+ATTR_SHORT_CIRCUITS = "steadyflow.callback.short_circuits"
+ATTR_BUDGET_USED = "steadyflow.llm.budget.used"
+ATTR_BUDGET_LIMIT = "steadyflow.llm.budget.limit"
+
+CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 # A ProxyTracer: it resolves to the SDK's tracer once a provider is installed.
 _tracer = trace.get_tracer(TRACER_NAME)
@@ -148,10 +217,18 @@ def record_error(span: Span, error: BaseException, *, exception_event: bool = Fa
         span.record_exception(error)
 
 
-def start_llm_call_span(*, model: str, provider: str, agent_name: str) -> Span:
-    """Start the ``call_llm {model}`` span of one logical model call."""
+def start_llm_call_span(
+    *, model: str, provider: str, agent_name: str, parent: Span | None = None
+) -> Span:
+    """Start the ``call_llm {model}`` span of one logical model call.
+
+    ``parent`` is the agent's span; ``None`` uses the current context.
+    """
+    if parent is INVALID_SPAN:  # no SDK: skip building the name and attributes
+        return INVALID_SPAN
     return start_span(
         f"call_llm {model}",
+        parent=parent,
         kind=SpanKind.CLIENT,
         attributes={
             ATTR_OPERATION_NAME: "chat",
@@ -170,6 +247,8 @@ def start_llm_attempt_span(call_span: Span, *, attempt: int, delay: float) -> Sp
         attempt: the attempt number (1 = first).
         delay: seconds waited before this attempt (0 for the first).
     """
+    if call_span is INVALID_SPAN:
+        return INVALID_SPAN
     return start_span(
         "llm_attempt",
         parent=call_span,
@@ -178,3 +257,110 @@ def start_llm_attempt_span(call_span: Span, *, attempt: int, delay: float) -> Sp
             ATTR_LLM_RETRY_DELAY_MS: round(delay * 1000.0, 3),
         },
     )
+
+
+def start_agent_span(
+    agent_name: str, *, conversation_id: str, invocation_id: str, parent: Span | None
+) -> Span:
+    """Start the ``invoke_agent {agent}`` span of one agent run.
+
+    Args:
+        agent_name: the agent.
+        conversation_id: the session id.
+        invocation_id: the invocation the run belongs to.
+        parent: the transferring agent's span; ``None`` for the caller's current span.
+    """
+    return start_span(
+        f"invoke_agent {agent_name}",
+        parent=parent,
+        attributes={
+            ATTR_OPERATION_NAME: "invoke_agent",
+            ATTR_AGENT_NAME: agent_name,
+            ATTR_CONVERSATION_ID: conversation_id,
+            ATTR_INVOCATION_ID: invocation_id,
+        },
+    )
+
+
+def end_agent_span(
+    span: Span, *, steps: int, short_circuits: int, budget_used: int, budget_limit: int
+) -> None:
+    """Record the run's step count, short-circuits and budget use, then end ``span``."""
+    if span.is_recording():
+        span.set_attributes(
+            {
+                ATTR_STEPS: steps,
+                ATTR_SHORT_CIRCUITS: short_circuits,
+                ATTR_BUDGET_USED: budget_used,
+                ATTR_BUDGET_LIMIT: budget_limit,
+            }
+        )
+    span.end()
+
+
+def start_tool_span(tool_name: str, call_id: str | None, *, parent: Span | None) -> Span:
+    """Start the ``execute_tool {tool}`` span of one tool call."""
+    if parent is INVALID_SPAN:
+        return INVALID_SPAN
+    attributes: dict[str, AttributeValue] = {
+        ATTR_OPERATION_NAME: "execute_tool",
+        ATTR_TOOL_NAME: tool_name,
+        ATTR_TOOL_TYPE: "function",
+    }
+    if call_id:
+        attributes[ATTR_TOOL_CALL_ID] = call_id
+    return start_span(f"execute_tool {tool_name}", parent=parent, attributes=attributes)
+
+
+def set_call_facts(span: Span, *, conversation_id: str, step: int) -> None:
+    """Add the session and step to a ``call_llm`` span the retry loop opened."""
+    if span.is_recording():
+        span.set_attributes({ATTR_CONVERSATION_ID: conversation_id, ATTR_STEP: step})
+
+
+def record_response(
+    span: Span,
+    *,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    finish_reason: str | None,
+    model_version: str | None,
+) -> None:
+    """Add a complete response's usage, finish reason and model to ``span``."""
+    if not span.is_recording():
+        return
+    attributes: dict[str, AttributeValue] = {}
+    if input_tokens is not None:
+        attributes[ATTR_USAGE_INPUT_TOKENS] = input_tokens
+    if output_tokens is not None:
+        attributes[ATTR_USAGE_OUTPUT_TOKENS] = output_tokens
+    if finish_reason:
+        attributes[ATTR_FINISH_REASONS] = (finish_reason,)
+    if model_version:
+        attributes[ATTR_RESPONSE_MODEL] = model_version
+    span.set_attributes(attributes)
+
+
+def capture_content() -> bool:
+    """Whether the user opted in to recording prompt, response and tool bodies."""
+    return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def record_content(span: Span, key: str, value: Any) -> None:
+    """Set ``key`` to ``value`` as JSON, only on a recording span and only when opted in.
+
+    ``value`` may be a pydantic model or a list of them; nothing is
+    serialized unless both conditions hold.
+    """
+    if not span.is_recording() or not capture_content():
+        return
+    span.set_attribute(key, json.dumps(_jsonable(value), default=str, ensure_ascii=False))
+
+
+def _jsonable(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", exclude_none=True)
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_jsonable(item) for item in value]
+    return value

@@ -22,12 +22,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from .. import telemetry
 from ..context import CallbackContext, InvocationContext
 from ..errors import AgentNotFoundError
 from ..events import Event
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
+from ..tracing import StepTrace
 from .call_llm import call_llm
 from .functions import assign_call_ids, execute_function_calls, long_running_ids
 from .processors.base import RequestProcessor, ResponseProcessor
@@ -68,33 +70,52 @@ class BaseLlmFlow:
         return cast("LlmAgent", ctx.agent).tools_by_name
 
     async def run_async(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        """Run steps until the agent's turn is over."""
-        while True:
-            outcome = _StepOutcome()
-            async for event in self.run_one_step(ctx, outcome):
-                yield event
-            last = outcome.last_event
-            if (
-                last is None
-                or outcome.handed_over
-                or ctx.end_invocation
-                or last.partial
-                or last.actions.escalate
-                or last.is_final_response()
-            ):
-                return
+        """Run steps until the agent's turn is over, inside its ``invoke_agent`` span."""
+        span = telemetry.start_agent_span(
+            ctx.agent.name,
+            conversation_id=ctx.session.id,
+            invocation_id=ctx.invocation_id,
+            parent=ctx.agent_span,
+        )
+        ctx, first_step = ctx.with_agent_span(span), len(ctx.trace.trace.steps)
+        try:
+            while True:
+                outcome = _StepOutcome()
+                async for event in self.run_one_step(ctx, outcome):
+                    yield event
+                last = outcome.last_event
+                if (
+                    last is None
+                    or outcome.handed_over
+                    or ctx.end_invocation
+                    or last.partial
+                    or last.actions.escalate
+                    or last.is_final_response()
+                ):
+                    return
+        except Exception as error:
+            telemetry.record_error(span, error)
+            raise
+        finally:
+            ctx.trace.end_agent_span(
+                span, ctx.agent.name, first_step, ctx.budget.count, ctx.budget.limit
+            )
 
     async def run_one_step(
         self, ctx: InvocationContext, outcome: _StepOutcome | None = None
     ) -> AsyncIterator[Event]:
-        """One logical model call and the tool calls it asked for."""
+        """One logical model call and the tool calls it asked for (one trace step)."""
         outcome = outcome if outcome is not None else _StepOutcome()
-        request = await self.preprocess(ctx)
-        callback_context = CallbackContext(ctx)
-        async for response in call_llm(ctx, request, callback_context):
-            async for event in self.postprocess(ctx, response, callback_context, outcome):
-                outcome.last_event = event
-                yield event
+        step = ctx.trace.start_step(ctx.agent.name)
+        try:
+            request = await self.preprocess(ctx)
+            callback_context = CallbackContext(ctx)
+            async for response in call_llm(ctx, request, callback_context, step):
+                async for event in self.postprocess(ctx, response, callback_context, outcome, step):
+                    outcome.last_event = event
+                    yield event
+        finally:
+            ctx.trace.end_step(step)
 
     async def preprocess(self, ctx: InvocationContext) -> LlmRequest:
         """Build this step's request with the request processors."""
@@ -109,6 +130,7 @@ class BaseLlmFlow:
         response: LlmResponse,
         callback_context: CallbackContext,
         outcome: _StepOutcome,
+        step: StepTrace | None = None,
     ) -> AsyncIterator[Event]:
         """Turn one response into events, running its tool calls when complete."""
         for processor in self.response_processors:
@@ -128,7 +150,7 @@ class BaseLlmFlow:
             ctx.end_invocation = True
         if not event.get_function_calls() or ctx.end_invocation:
             return
-        response_event = await execute_function_calls(ctx, event, tools)
+        response_event = await execute_function_calls(ctx, event, tools, step)
         if response_event is None:
             return
         yield response_event

@@ -21,6 +21,7 @@ from ..models.llm_response import LlmResponse
 from ..retry.classify import error_chain
 from ..retry.executor import generate_with_retries
 from ..run_config import StreamingMode
+from ..tracing import StepTrace
 from .callbacks import run_callbacks
 
 if TYPE_CHECKING:
@@ -47,9 +48,16 @@ async def _after_model(
 
 
 async def call_llm(
-    ctx: InvocationContext, request: LlmRequest, callback_context: CallbackContext
+    ctx: InvocationContext,
+    request: LlmRequest,
+    callback_context: CallbackContext,
+    step: StepTrace | None = None,
 ) -> AsyncIterator[LlmResponse]:
-    """Yield the responses of one logical model call (partials, then the complete one)."""
+    """Yield the responses of one logical model call (partials, then the complete one).
+
+    ``step`` is the trace step the call belongs to; its attempts, tokens and
+    short-circuits are recorded there.
+    """
     agent = cast("LlmAgent", ctx.agent)
     if agent.before_model_callbacks:
         answer = await run_callbacks(
@@ -59,10 +67,20 @@ async def call_llm(
             answer = cast(LlmResponse, answer)
             metadata = dict(answer.custom_metadata or {})
             metadata[SHORT_CIRCUIT_KEY] = "before_model_callback"
+            if step is not None:
+                step.short_circuit = "before_model_callback"
             yield answer.model_copy(update={"custom_metadata": metadata})
             return
     llm = agent.canonical_model
     stream = ctx.run_config.streaming_mode is StreamingMode.SSE
+    observer = ctx.trace.model_call(
+        step,
+        request,
+        provider=llm.provider,
+        model=request.model or llm.model,
+        conversation_id=ctx.session.id,
+        respect_retry_after=ctx.run_config.retry_config.respect_retry_after,
+    )
     try:
         async for response in generate_with_retries(
             llm,
@@ -72,7 +90,10 @@ async def call_llm(
             before_attempt=ctx.increment_llm_call_count,
             agent_name=agent.name,
             invocation_id=ctx.invocation_id,
+            parent_span=ctx.agent_span,
+            observer=observer,
         ):
+            observer.response_received(response)
             if response.partial:
                 yield response
             else:
@@ -88,4 +109,6 @@ async def call_llm(
         )
         if replacement is None:
             raise
+        if step is not None:
+            step.short_circuit = "on_model_error_callback"
         yield await _after_model(agent, callback_context, cast(LlmResponse, replacement))

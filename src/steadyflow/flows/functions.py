@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
 
+from .. import telemetry
 from ..context import InvocationContext, ToolContext
 from ..events import Event, EventActions
 from ..tools.base_tool import BaseTool
 from ..tools.function_tool import ToolArgumentsError
+from ..tracing import StepTrace, ToolCallScope
 from ..types import Content, FunctionCall, Part
 from .callbacks import run_callbacks
 
@@ -57,18 +59,34 @@ def _as_response_dict(value: Any) -> dict[str, Any]:
     return {"result": value}
 
 
-async def _run_tool(tool: BaseTool, call: FunctionCall, tool_context: ToolContext) -> Any:
+async def _run_tool(
+    tool: BaseTool, call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope
+) -> Any:
     try:
         return await tool.run_async(args=call.args, tool_context=tool_context)
     except ToolArgumentsError as error:
+        scope.failed(error)
         return {"error": str(error)}
     except Exception as error:  # the model reads the failure and decides what to do
+        scope.failed(error)
         logger.warning("tool %r raised %s: %s", tool.name, type(error).__name__, error)
         return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
 
 
 async def _call_one(
-    ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool]
+    ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool], step: StepTrace | None
+) -> tuple[Part | None, EventActions]:
+    """One call inside its ``execute_tool`` span and trace record."""
+    with ctx.trace.tool_call(step, call.name, call.id, ctx.agent_span) as scope:
+        scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
+        part, actions = await _dispatch(ctx, call, tools, scope)
+        if part is not None and part.function_response is not None:
+            scope.content(telemetry.ATTR_TOOL_CALL_RESULT, part.function_response.response)
+        return part, actions
+
+
+async def _dispatch(
+    ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool], scope: ToolCallScope
 ) -> tuple[Part | None, EventActions]:
     agent = cast("LlmAgent", ctx.agent)
     tool_context = ToolContext(ctx, function_call_id=call.id)
@@ -76,12 +94,15 @@ async def _call_one(
     if tool is None:
         known = ", ".join(tools) or "(none)"
         result: Any = {"error": f"unknown tool {call.name!r}; available tools: {known}"}
+        scope.failed("UnknownTool")
     else:
         result = await run_callbacks(
             agent.before_tool_callbacks, tool=tool, args=call.args, tool_context=tool_context
         )
-        if result is None:
-            result = await _run_tool(tool, call, tool_context)
+        if result is not None:
+            scope.short_circuit("before_tool_callback")
+        else:
+            result = await _run_tool(tool, call, tool_context, scope)
         if result is None and tool.is_long_running:
             return None, tool_context.actions
         replaced = await run_callbacks(
@@ -109,15 +130,21 @@ def _merge(actions: list[EventActions]) -> EventActions:
 
 
 async def execute_function_calls(
-    ctx: InvocationContext, call_event: Event, tools: dict[str, BaseTool]
+    ctx: InvocationContext,
+    call_event: Event,
+    tools: dict[str, BaseTool],
+    step: StepTrace | None = None,
 ) -> Event | None:
-    """Run the event's calls; the function-response event, or None if none answered."""
+    """Run the event's calls; the function-response event, or None if none answered.
+
+    Each call is recorded in ``step`` of the invocation's trace (when given).
+    """
     calls = call_event.get_function_calls()
     if len(calls) == 1:
-        results = [await _call_one(ctx, calls[0], tools)]
+        results = [await _call_one(ctx, calls[0], tools, step)]
     else:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_call_one(ctx, call, tools)) for call in calls]
+            tasks = [group.create_task(_call_one(ctx, call, tools, step)) for call in calls]
         results = [task.result() for task in tasks]
     parts = [part for part, _ in results if part is not None]
     if not parts:

@@ -29,6 +29,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from opentelemetry.trace import Span
 
@@ -44,9 +45,25 @@ from .config import RetryConfig
 from .guards import Guards
 from .policy import RetryDecision, RetryDetails, decide
 
-__all__ = ["generate_with_retries"]
+__all__ = ["AttemptObserver", "generate_with_retries"]
 
 logger = logging.getLogger("steadyflow.retry")
+
+
+class AttemptObserver(Protocol):
+    """Told what the loop does as it does it (the invocation's trace and metrics listen).
+
+    The loop only reports; an observer must not raise.
+    """
+
+    def call_started(self, span: Span) -> None:
+        """The logical call's span is open (a non-recording span without an SDK)."""
+
+    def attempt_started(self, attempt: int, delay: float) -> None:
+        """Attempt ``attempt`` (1 = first) starts after waiting ``delay`` seconds."""
+
+    def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
+        """The attempt failed; ``decision`` says whether a retry follows, and when."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +147,8 @@ async def generate_with_retries(
     invocation_id: str = "",
     clock: Clock | None = None,
     random_source: Callable[[], float] | None = None,
+    parent_span: Span | None = None,
+    observer: AttemptObserver | None = None,
 ) -> AsyncIterator[LlmResponse]:
     """Call ``llm`` under ``config``, yielding the successful attempt's responses.
 
@@ -146,6 +165,8 @@ async def generate_with_retries(
         clock: where time is read and waits happen; default ``current_clock()``.
         random_source: uniform draws from [0, 1) for jitter; default
             ``random.random``.
+        parent_span: the calling agent's span; ``None`` uses the current context.
+        observer: told about the call's span, each attempt and each failure.
 
     Raises:
         LlmCallsLimitExceededError: the budget is spent.
@@ -161,6 +182,8 @@ async def generate_with_retries(
             invocation_id=invocation_id,
             clock=clock,
             random_source=random_source,
+            parent_span=parent_span,
+            observer=observer,
         )
         async for answer in generate_with_fallbacks(llm, request, one_model, config):
             yield answer
@@ -170,8 +193,10 @@ async def generate_with_retries(
     model = request.model or llm.model
     guards = Guards.of(config, llm.provider, model)
     call_span = telemetry.start_llm_call_span(
-        model=model, provider=llm.provider, agent_name=agent_name
+        model=model, provider=llm.provider, agent_name=agent_name, parent=parent_span
     )
+    if observer is not None:
+        observer.call_started(call_span)
     start = clock.monotonic()
     attempt, delay = 0, 0.0
     try:
@@ -181,6 +206,8 @@ async def generate_with_retries(
         while True:
             attempt += 1
             span = telemetry.start_llm_attempt_span(call_span, attempt=attempt, delay=delay)
+            if observer is not None:
+                observer.attempt_started(attempt, delay)
             failure: Exception | None = None
             emitted = False
             responses = llm.generate_content_async(request, stream=stream)
@@ -211,6 +238,8 @@ async def generate_with_retries(
             decision = decide(config, details, jitter=2.0 * draw() - 1.0)
             if guards is not None:
                 decision = await guards.after_failure(details, decision)
+            if observer is not None:
+                observer.attempt_failed(details, decision)
             info = _CallInfo(model, agent_name, invocation_id, config.max_attempts)
             if not decision.retry:
                 _log_give_up(info, details, decision)

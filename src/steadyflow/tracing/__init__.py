@@ -1,0 +1,88 @@
+"""Each invocation's own trace, stored with the session.
+
+Read it back without an OpenTelemetry backend::
+
+    for trace in traces_in(session.events):
+        print(trace.invocation_id, trace.status, trace.attempts, trace.budget_used)
+
+The runner appends one event per invocation, authored by ``"steadyflow"``,
+with no content and the trace under ``custom_metadata["steadyflow.trace"]``
+(also when the invocation ends with an error). The event is stored like any
+other, is never sent to a model, and is not yielded by ``Runner.run_async``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..events import Event
+from ._recorder import InvocationRecorder, ModelCallRecorder, ToolCallScope
+from ._schema import (
+    TRACE_AUTHOR,
+    TRACE_METADATA_KEY,
+    TRACE_VERSION,
+    AttemptTrace,
+    InvocationTrace,
+    StepTrace,
+    ToolTrace,
+    TraceFormatError,
+)
+
+__all__ = [
+    "TRACE_AUTHOR",
+    "TRACE_METADATA_KEY",
+    "TRACE_VERSION",
+    "AttemptTrace",
+    "InvocationRecorder",
+    "InvocationTrace",
+    "ModelCallRecorder",
+    "StepTrace",
+    "ToolCallScope",
+    "ToolTrace",
+    "TraceFormatError",
+    "is_trace_event",
+    "trace_event",
+    "trace_of",
+    "traces_in",
+]
+
+
+def trace_event(trace: InvocationTrace) -> Event:
+    """The event that stores ``trace`` in the session."""
+    return Event(
+        invocation_id=trace.invocation_id,
+        author=TRACE_AUTHOR,
+        custom_metadata={TRACE_METADATA_KEY: trace.to_dict()},
+    )
+
+
+def is_trace_event(event: Event) -> bool:
+    """Whether ``event`` is a stored invocation trace."""
+    return (
+        event.author == TRACE_AUTHOR
+        and event.content is None
+        and event.custom_metadata is not None
+        and TRACE_METADATA_KEY in event.custom_metadata
+    )
+
+
+def trace_of(event: Event) -> InvocationTrace | None:
+    """The trace ``event`` stores, or None when it is not a trace event.
+
+    Raises:
+        TraceFormatError: the event holds a trace this version cannot read.
+    """
+    if not is_trace_event(event):
+        return None
+    assert event.custom_metadata is not None
+    return InvocationTrace.from_dict(event.custom_metadata[TRACE_METADATA_KEY])
+
+
+def traces_in(events: Iterable[Event]) -> list[InvocationTrace]:
+    """The traces among ``events``, oldest first."""
+    found: list[InvocationTrace] = []
+    for event in events:
+        trace = trace_of(event)
+        if trace is not None:
+            found.append(trace)
+    return found

@@ -1,0 +1,336 @@
+"""The recorder that fills an invocation's trace, spans and metrics as it runs.
+
+One ``InvocationRecorder`` lives on the invocation's context. The flow opens
+a step per logical model call, hands the retry loop a ``ModelCallRecorder``
+(its attempt observer) and wraps each tool call in a ``ToolCallScope``. The
+work per model call is a few small object updates and clock reads: nothing
+is serialized until ``finish`` builds the stored form once, at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry.trace import Span
+
+from .. import _metrics, telemetry
+from ..errors import LlmCallsLimitExceededError
+from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
+
+if TYPE_CHECKING:
+    from ..models.llm_request import LlmRequest
+    from ..models.llm_response import LlmResponse
+    from ..retry.policy import RetryDecision, RetryDetails
+
+__all__ = ["InvocationRecorder", "ModelCallRecorder", "ToolCallScope"]
+
+_MESSAGE_LIMIT = 500
+
+
+def _budget_error_in_chain(error: BaseException) -> bool:
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        if isinstance(link, LlmCallsLimitExceededError):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
+
+
+class InvocationRecorder:
+    """Builds one ``InvocationTrace``; see the module docstring.
+
+    Args:
+        clock: monotonic seconds (injectable for tests).
+        wall_clock: epoch seconds, read once for ``started_at``.
+    """
+
+    __slots__ = ("_clock", "_origin", "metrics", "trace")
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.perf_counter,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._clock = clock
+        self._origin = clock()
+        self.trace = InvocationTrace(started_at=wall_clock())
+        self.metrics = _metrics.metrics_enabled()  # asked once per invocation
+
+    def now(self) -> float:
+        """Seconds since the invocation started (rounded only when the trace is finished)."""
+        return self._clock() - self._origin
+
+    def start_step(self, agent_name: str) -> StepTrace:
+        """Open the next step, run by ``agent_name``."""
+        step = StepTrace(number=len(self.trace.steps) + 1, agent=agent_name, start=self.now())
+        self.trace.steps.append(step)
+        return step
+
+    def end_step(self, step: StepTrace) -> None:
+        """Close ``step``."""
+        step.end = self.now()
+
+    def end_agent_span(
+        self, span: Span, agent_name: str, first_step: int, budget_used: int, budget_limit: int
+    ) -> None:
+        """End an ``invoke_agent`` span with its run's steps (from index ``first_step``)."""
+        steps = [s for s in self.trace.steps[first_step:] if s.agent == agent_name]
+        telemetry.end_agent_span(
+            span,
+            steps=len(steps),
+            short_circuits=sum(1 for s in steps if s.short_circuit),
+            budget_used=budget_used,
+            budget_limit=budget_limit,
+        )
+
+    def model_call(
+        self,
+        step: StepTrace | None,
+        request: LlmRequest,
+        *,
+        provider: str,
+        model: str,
+        conversation_id: str,
+        respect_retry_after: bool,
+    ) -> ModelCallRecorder:
+        """The observer for one logical model call of ``step``."""
+        if step is None:
+            step = StepTrace(number=0, agent="", start=self.now())
+        step.model = model
+        return ModelCallRecorder(
+            self, step, request, provider, model, conversation_id, respect_retry_after
+        )
+
+    def tool_call(
+        self, step: StepTrace | None, name: str, call_id: str | None, parent: Span | None
+    ) -> ToolCallScope:
+        """A scope around one tool call: its span (current inside) and its record."""
+        record = ToolTrace(name=name, call_id=call_id, start=self.now())
+        if step is not None:
+            step.tools.append(record)
+        return ToolCallScope(self, record, telemetry.start_tool_span(name, call_id, parent=parent))
+
+    def finish(
+        self,
+        *,
+        invocation_id: str,
+        agent_name: str,
+        error: BaseException | None,
+        budget_used: int,
+        budget_limit: int,
+    ) -> InvocationTrace:
+        """Complete the trace once the invocation is over (``error``: what ended it)."""
+        trace, now = self.trace, self.now()
+        trace.invocation_id = invocation_id
+        trace.budget_used, trace.budget_limit = budget_used, budget_limit
+        if error is None:
+            trace.status = "ok"
+        elif isinstance(error, GeneratorExit | asyncio.CancelledError):
+            trace.status = "cancelled"
+        else:
+            trace.status = "error"
+            trace.error_type = type(error).__qualname__
+            trace.error_message = str(error)[:_MESSAGE_LIMIT]
+            if self.metrics and _budget_error_in_chain(error):
+                _metrics.record_budget_exhausted(agent_name)
+        for step in trace.steps:
+            _close_step(step, trace, now)
+        trace.duration = _us(now)
+        return trace
+
+
+def _us(seconds: float) -> float:
+    """Times are stored to the microsecond."""
+    return round(seconds, 6)
+
+
+def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
+    """Totals, rounded times, and the records the invocation's end cut short."""
+    step.start, step.end = _us(step.start), _us(now if step.end is None else step.end)
+    trace.input_tokens += step.input_tokens or 0
+    trace.output_tokens += step.output_tokens or 0
+    for tool in step.tools:
+        if tool.end is None:
+            tool.end, tool.status = now, "cancelled"
+        tool.start, tool.end = _us(tool.start), _us(tool.end)
+    for attempt in step.attempts:
+        if attempt.end is None:
+            attempt.end, attempt.status = now, "cancelled"
+        attempt.start, attempt.end = _us(attempt.start), _us(attempt.end)
+        attempt.delay = _us(attempt.delay)
+    if step.attempts and step.attempts[-1].outcome == "retry":  # the retry never started
+        step.attempts[-1].outcome = f"stopped by {trace.error_type or trace.status}"
+
+
+class ModelCallRecorder:
+    """Observes one logical model call: attempts, waits, the response.
+
+    The retry loop calls ``call_started``, ``attempt_started`` and
+    ``attempt_failed``; the flow calls ``response_received`` for each
+    response that reaches it.
+    """
+
+    __slots__ = (
+        "_attempt",
+        "_call_start",
+        "_conversation_id",
+        "_hint_set_delay",
+        "_model",
+        "_provider",
+        "_recorder",
+        "_request",
+        "_respect_retry_after",
+        "_span",
+        "step",
+    )
+
+    def __init__(
+        self,
+        recorder: InvocationRecorder,
+        step: StepTrace,
+        request: LlmRequest,
+        provider: str,
+        model: str,
+        conversation_id: str,
+        respect_retry_after: bool,
+    ) -> None:
+        self._recorder, self.step, self._request = recorder, step, request
+        self._provider, self._model = provider, model
+        self._conversation_id = conversation_id
+        self._respect_retry_after = respect_retry_after
+        self._span: Span | None = None
+        self._attempt: AttemptTrace | None = None
+        self._call_start = 0.0
+        self._hint_set_delay = False
+
+    def call_started(self, span: Span) -> None:
+        """The retry loop opened the ``call_llm`` span."""
+        self._span = span
+        if span.is_recording():
+            telemetry.set_call_facts(
+                span, conversation_id=self._conversation_id, step=self.step.number
+            )
+            telemetry.record_content(span, telemetry.ATTR_INPUT_MESSAGES, self._request.contents)
+
+    def attempt_started(self, attempt: int, delay: float) -> None:
+        """Attempt ``attempt`` starts, ``delay`` seconds after the previous one failed."""
+        now = self._recorder.now()
+        if attempt == 1:
+            self._call_start = now
+        self._attempt = AttemptTrace(
+            number=attempt, start=now, delay=delay, delay_from_retry_after=self._hint_set_delay
+        )
+        self.step.attempts.append(self._attempt)
+
+    def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
+        """The current attempt failed; ``decision`` is what the policy made of it."""
+        now = self._recorder.now()
+        attempt = self._attempt
+        if attempt is not None:
+            attempt.end, attempt.status = now, "error"
+            attempt.error_type, attempt.status_code = details.error_type, details.status_code
+            attempt.retry_after = details.retry_after
+            attempt.outcome = "retry" if decision.retry else decision.reason.value
+        if decision.retry:
+            hint = details.retry_after
+            self._hint_set_delay = (
+                self._respect_retry_after and hint is not None and decision.delay == hint
+            )
+        if not self._recorder.metrics:
+            return
+        _metrics.record_failed_attempt(
+            self._provider,
+            self._model,
+            details.error_type,
+            decision.delay if decision.retry else None,
+            self._hint_set_delay,
+        )
+        if not decision.retry:
+            _metrics.record_failed_call(
+                self._provider, self._model, now - self._call_start, details.error_type
+            )
+
+    def response_received(self, response: LlmResponse) -> None:
+        """A response reached the flow; the complete one ends the attempt."""
+        if response.partial:
+            return
+        now = self._recorder.now()
+        attempt = self._attempt
+        if attempt is not None and attempt.end is None:
+            attempt.end, attempt.status = now, "ok"
+        step, usage = self.step, response.usage_metadata
+        step.finish_reason = response.finish_reason
+        input_tokens = output_tokens = None
+        if usage is not None:
+            input_tokens, output_tokens = usage.input_tokens, usage.output_tokens
+            step.input_tokens = (step.input_tokens or 0) + input_tokens
+            step.output_tokens = (step.output_tokens or 0) + output_tokens
+        if self._recorder.metrics:
+            _metrics.record_success(
+                self._provider, self._model, now - self._call_start, input_tokens, output_tokens
+            )
+        span = self._span
+        if span is not None and span.is_recording():
+            telemetry.record_response(
+                span,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                finish_reason=response.finish_reason,
+                model_version=response.model_version,
+            )
+            telemetry.record_content(span, telemetry.ATTR_OUTPUT_MESSAGES, [response.content])
+
+
+class ToolCallScope(AbstractContextManager["ToolCallScope"]):
+    """One tool call's span (current inside the ``with``) and trace record."""
+
+    __slots__ = ("_activation", "_recorder", "record", "span")
+
+    def __init__(self, recorder: InvocationRecorder, record: ToolTrace, span: Span) -> None:
+        self._recorder, self.record, self.span = recorder, record, span
+        self._activation = telemetry.activate(span)
+
+    def __enter__(self) -> ToolCallScope:
+        self._activation.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        record = self.record
+        record.end = self._recorder.now()
+        if exc is not None:
+            self.failed(exc)
+        elif record.status == "running":
+            record.status = "ok"
+        self._activation.__exit__(exc_type, exc, traceback)
+        self.span.end()
+
+    def short_circuit(self, kind: str) -> None:
+        """A callback answered instead of the tool."""
+        self.record.short_circuit = kind
+        if self.span.is_recording():
+            self.span.set_attribute(telemetry.ATTR_SHORT_CIRCUIT, kind)
+
+    def failed(self, error: BaseException | str) -> None:
+        """The call failed: an exception, or the name of what went wrong."""
+        self.record.status = "error"
+        self.record.error_type = error if isinstance(error, str) else type(error).__qualname__
+        if isinstance(error, BaseException):
+            telemetry.record_error(self.span, error)
+        elif self.span.is_recording():
+            self.span.set_attribute(telemetry.ATTR_ERROR_TYPE, error)
+
+    def content(self, key: str, value: Any) -> None:
+        """Record arguments or a result on the span, if the user opted in."""
+        telemetry.record_content(self.span, key, value)

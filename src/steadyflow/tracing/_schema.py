@@ -1,0 +1,184 @@
+"""The stored trace of one invocation: plain dataclasses, JSON in the session.
+
+Every invocation ends with one event authored by ``"steadyflow"`` with no
+content and ``custom_metadata={"steadyflow.trace": {...}}``: this schema,
+dumped without ``None`` fields. Times are seconds since the invocation
+started (``started_at`` is the wall-clock start), so a trace reads the same
+whatever the machine's clock said.
+
+The records are mutable while the invocation runs (the recorder fills them
+in) and validated by pydantic when read back (``InvocationTrace.from_dict``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+__all__ = [
+    "TRACE_AUTHOR",
+    "TRACE_METADATA_KEY",
+    "TRACE_VERSION",
+    "AttemptTrace",
+    "InvocationTrace",
+    "StepTrace",
+    "ToolTrace",
+    "TraceFormatError",
+]
+
+TRACE_AUTHOR = "steadyflow"
+TRACE_METADATA_KEY = "steadyflow.trace"
+TRACE_VERSION = 1
+
+Status = Literal["running", "ok", "error", "cancelled"]
+
+
+class TraceFormatError(ValueError):
+    """A stored trace does not match the schema (written by another version?)."""
+
+
+@dataclass(slots=True, kw_only=True)
+class AttemptTrace:
+    """One provider attempt.
+
+    Attributes:
+        number: 1 for the first attempt of the call.
+        start: when the attempt started (after its wait).
+        end: when it failed or its complete response arrived.
+        delay: seconds waited before this attempt (0 for the first).
+        delay_from_retry_after: the provider's Retry-After hint set that wait.
+        status: ``ok``, ``error``, or ``running`` if the invocation stopped first.
+        error_type: the exception class of a failed attempt.
+        status_code: the HTTP-like status of a failed attempt.
+        retry_after: the wait hint the provider sent with the failure.
+        outcome: after a failure: ``retry``, or why the policy gave up.
+    """
+
+    number: int
+    start: float
+    end: float | None = None
+    delay: float = 0.0
+    delay_from_retry_after: bool = False
+    status: Status = "running"
+    error_type: str | None = None
+    status_code: int | None = None
+    retry_after: float | None = None
+    outcome: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolTrace:
+    """One tool call.
+
+    Attributes:
+        name: the tool.
+        call_id: the function call's id.
+        start: when dispatch started (before-tool callbacks included).
+        end: when the tool's response was ready.
+        status: ``ok``; ``error`` when the tool raised, got bad arguments or
+            does not exist (the model then reads an error response).
+        error_type: the exception class (or ``UnknownTool``) on error.
+        short_circuit: ``before_tool_callback`` when a callback answered
+            instead of the tool.
+    """
+
+    name: str
+    call_id: str | None = None
+    start: float
+    end: float | None = None
+    status: Status = "running"
+    error_type: str | None = None
+    short_circuit: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class StepTrace:
+    """One step: a logical model call and the tool calls it asked for.
+
+    Attributes:
+        number: 1-based, across the whole invocation (transfers included).
+        agent: the agent that ran the step.
+        start / end: the step's span of time, tools included.
+        model: the model called (None when a callback answered instead).
+        attempts: provider attempts, in order.
+        tools: tool calls, in call order.
+        input_tokens / output_tokens: usage the provider reported.
+        finish_reason: the complete response's finish reason.
+        short_circuit: ``before_model_callback`` (no model call) or
+            ``on_model_error_callback`` (a callback replaced a failed call).
+    """
+
+    number: int
+    agent: str
+    start: float
+    end: float | None = None
+    model: str | None = None
+    attempts: list[AttemptTrace] = field(default_factory=list)
+    tools: list[ToolTrace] = field(default_factory=list)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+    short_circuit: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class InvocationTrace:
+    """What one invocation did, step by step and attempt by attempt.
+
+    Attributes:
+        version: the schema version.
+        invocation_id: the invocation.
+        started_at: wall-clock start (seconds since the epoch).
+        duration: seconds from start to the end of the invocation.
+        status: ``ok``, ``error`` or ``cancelled`` (the caller stopped early).
+        error_type / error_message: what ended an invocation in error.
+        budget_used / budget_limit: provider attempts counted against
+            ``max_llm_calls`` (limit <= 0: no budget).
+        input_tokens / output_tokens: totals over the steps.
+        steps: the steps, in the order they started.
+    """
+
+    version: int = TRACE_VERSION
+    invocation_id: str = ""
+    started_at: float = 0.0
+    duration: float | None = None
+    status: Status = "running"
+    error_type: str | None = None
+    error_message: str | None = None
+    budget_used: int = 0
+    budget_limit: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    steps: list[StepTrace] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form stored in the trace event (``None`` fields dropped)."""
+        dumped: dict[str, Any] = _ADAPTER.dump_python(self, mode="json", exclude_none=True)
+        return dumped
+
+    @classmethod
+    def from_dict(cls, data: Any) -> InvocationTrace:
+        """Read a stored trace back.
+
+        Raises:
+            TraceFormatError: ``data`` is not a trace this version understands.
+        """
+        try:
+            return _ADAPTER.validate_python(data)
+        except ValidationError as error:
+            raise TraceFormatError(f"not a steadyflow trace: {error}") from None
+
+    @property
+    def attempts(self) -> int:
+        """Provider attempts over all steps."""
+        return sum(len(step.attempts) for step in self.steps)
+
+    @property
+    def retries(self) -> int:
+        """Attempts after the first, over all steps."""
+        return sum(max(0, len(step.attempts) - 1) for step in self.steps)
+
+
+_ADAPTER: TypeAdapter[InvocationTrace] = TypeAdapter(InvocationTrace)
