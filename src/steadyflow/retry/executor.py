@@ -136,7 +136,7 @@ def _log_give_up(info: _CallInfo, details: RetryDetails, decision: RetryDecision
     )
 
 
-async def generate_with_retries(
+def generate_with_retries(
     llm: BaseLlm,
     request: LlmRequest,
     *,
@@ -185,72 +185,104 @@ async def generate_with_retries(
             parent_span=parent_span,
             observer=observer,
         )
-        async for answer in generate_with_fallbacks(llm, request, one_model, config):
-            yield answer
-        return
-    clock = clock if clock is not None else current_clock()
-    draw = random_source if random_source is not None else random.random
-    model = request.model or llm.model
-    guards = Guards.of(config, llm.provider, model)
-    call_span = telemetry.start_llm_call_span(
-        model=model, provider=llm.provider, agent_name=agent_name, parent=parent_span
+        return generate_with_fallbacks(llm, request, one_model, config)
+    loop = _RetryLoop(
+        llm=llm,
+        request=request,
+        stream=stream,
+        config=config,
+        before_attempt=before_attempt,
+        info=_CallInfo(request.model or llm.model, agent_name, invocation_id, config.max_attempts),
+        clock=clock if clock is not None else current_clock(),
+        draw=random_source if random_source is not None else random.random,
+        observer=observer,
     )
-    if observer is not None:
-        observer.call_started(call_span)
-    start = clock.monotonic()
-    attempt, delay = 0, 0.0
-    try:
-        if guards is not None:
-            await guards.admit_first()
-        before_attempt()
-        while True:
-            attempt += 1
-            span = telemetry.start_llm_attempt_span(call_span, attempt=attempt, delay=delay)
-            if observer is not None:
-                observer.attempt_started(attempt, delay)
-            failure: Exception | None = None
-            emitted = False
-            responses = llm.generate_content_async(request, stream=stream)
-            traced = span.get_span_context().is_valid
-            try:
-                while (response := await _next_response(responses, span, traced)) is not None:
-                    emitted = True
-                    yield response
-            except Exception as error:
-                telemetry.record_error(span, error)
-                failure = error
-            finally:
-                await _close(responses)
-                span.end()
-            if failure is None:
-                if guards is not None:
-                    await guards.record(failed=False)
-                return
-            elapsed = clock.monotonic() - start
-            details = describe_failure(
-                llm,
-                failure,
-                config.retryable_status_codes,
-                attempt=attempt,
-                elapsed=elapsed,
-                output_emitted=emitted,
-            )
-            decision = decide(config, details, jitter=2.0 * draw() - 1.0)
+    # Returned, not re-yielded: a generator layer costs on every response.
+    return loop.run(parent_span)
+
+
+@dataclass
+class _RetryLoop:
+    """One logical call's attempts; ``run`` is the generator the flow consumes."""
+
+    llm: BaseLlm
+    request: LlmRequest
+    stream: bool
+    config: RetryConfig
+    before_attempt: Callable[[], None]
+    info: _CallInfo
+    clock: Clock
+    draw: Callable[[], float]
+    observer: AttemptObserver | None
+
+    async def run(self, parent_span: Span | None) -> AsyncIterator[LlmResponse]:
+        """Attempts until one succeeds or the policy gives up."""
+        llm, model = self.llm, self.info.model
+        guards = Guards.of(self.config, llm.provider, model)
+        call_span = telemetry.start_llm_call_span(
+            model=model, provider=llm.provider, agent_name=self.info.agent_name, parent=parent_span
+        )
+        if self.observer is not None:
+            self.observer.call_started(call_span)
+        start = self.clock.monotonic()
+        attempt, delay = 0, 0.0
+        try:
             if guards is not None:
-                decision = await guards.after_failure(details, decision)
-            if observer is not None:
-                observer.attempt_failed(details, decision)
-            info = _CallInfo(model, agent_name, invocation_id, config.max_attempts)
-            if not decision.retry:
-                _log_give_up(info, details, decision)
-                raise failure
-            before_attempt()
-            _log_retry(info, details, decision)
-            delay = decision.delay
-            await clock.sleep(delay)
-    except Exception as error:
-        telemetry.record_error(call_span, error, exception_event=True)
-        raise
-    finally:
-        call_span.set_attribute(telemetry.ATTR_LLM_ATTEMPTS, attempt)
-        call_span.end()
+                await guards.admit_first()
+            self.before_attempt()
+            while True:
+                attempt += 1
+                span = telemetry.start_llm_attempt_span(call_span, attempt=attempt, delay=delay)
+                if self.observer is not None:
+                    self.observer.attempt_started(attempt, delay)
+                failure: Exception | None = None
+                emitted = False
+                responses = llm.generate_content_async(self.request, stream=self.stream)
+                traced = span.get_span_context().is_valid
+                try:
+                    while (response := await _next_response(responses, span, traced)) is not None:
+                        emitted = True
+                        yield response
+                except Exception as error:
+                    telemetry.record_error(span, error)
+                    failure = error
+                finally:
+                    await _close(responses)
+                    span.end()
+                if failure is None:
+                    if guards is not None:
+                        await guards.record(failed=False)
+                    return
+                elapsed = self.clock.monotonic() - start
+                delay = await self._retry_delay(guards, failure, attempt, elapsed, emitted)
+                await self.clock.sleep(delay)
+        except Exception as error:
+            telemetry.record_error(call_span, error, exception_event=True)
+            raise
+        finally:
+            call_span.set_attribute(telemetry.ATTR_LLM_ATTEMPTS, attempt)
+            call_span.end()
+
+    async def _retry_delay(
+        self, guards: Guards | None, failure: Exception, attempt: int, elapsed: float, emitted: bool
+    ) -> float:
+        """The wait before the next attempt, charged to the budget; raises ``failure`` to stop."""
+        details = describe_failure(
+            self.llm,
+            failure,
+            self.config.retryable_status_codes,
+            attempt=attempt,
+            elapsed=elapsed,
+            output_emitted=emitted,
+        )
+        decision = decide(self.config, details, jitter=2.0 * self.draw() - 1.0)
+        if guards is not None:
+            decision = await guards.after_failure(details, decision)
+        if self.observer is not None:
+            self.observer.attempt_failed(details, decision)
+        if not decision.retry:
+            _log_give_up(self.info, details, decision)
+            raise failure
+        self.before_attempt()
+        _log_retry(self.info, details, decision)
+        return decision.delay
