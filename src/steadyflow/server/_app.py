@@ -1,0 +1,143 @@
+"""``create_app``: the ASGI application for one agent, its API and its trace viewer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..agents.base_agent import BaseAgent
+from ..errors import ConfigurationError
+from ..runner import Runner
+from ..sessions.base import BaseSessionService
+from ._auth import BearerAuth
+from ._errors import ApiError
+from ._limits import ServerLimits
+from ._openapi import openapi_spec
+from ._routes import Api
+from ._schemas import ID_PATTERN, is_valid_id
+from ._turns import TurnRegistry, WriteThroughService
+
+__all__ = ["create_app"]
+
+logger = logging.getLogger("steadyflow.server")
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def _is_public(path: str) -> bool:
+    return path in ("/", "/health") or path.startswith("/static/")
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return exc.response()
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    body = {"error": {"type": "http_error", "message": exc.detail}}
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    logger.error("request failed: %s %s", request.method, request.url.path, exc_info=exc)
+    body = {"error": {"type": "internal_error", "message": "internal server error"}}
+    return JSONResponse(body, status_code=500)
+
+
+def _route(path: str, **handlers: Endpoint) -> Route:
+    """One route for several methods, so a 405's ``Allow`` header lists them all."""
+
+    async def dispatch(request: Request) -> Response:
+        return await handlers[request.method.replace("HEAD", "GET")](request)
+
+    return Route(path, dispatch, methods=list(handlers))
+
+
+def create_app(
+    agent: BaseAgent,
+    session_service: BaseSessionService,
+    limits: ServerLimits | None = None,
+    *,
+    auth_token: str | None = None,
+    app_name: str | None = None,
+) -> Starlette:
+    """The ASGI app serving ``agent``: the HTTP API, ``/openapi.json`` and the viewer at ``/``.
+
+    Args:
+        agent: the root agent.
+        session_service: where sessions live. Share one PostgreSQL database
+            between processes to run many servers behind a load balancer.
+        limits: the operator's ceilings for per-request run settings.
+        auth_token: when set, every endpoint but ``/health`` (and the
+            viewer's static files) needs ``Authorization: Bearer <token>``.
+        app_name: the app's name in URLs and sessions (default: the agent's).
+
+    Returns:
+        A Starlette application; run it with uvicorn. ``app.state.turns`` is
+        its ``TurnRegistry`` (the turns running now).
+    """
+    if auth_token is not None and not auth_token.strip():
+        raise ConfigurationError("auth_token must not be empty; pass None to turn auth off")
+    limits = limits or ServerLimits()
+    name = app_name or agent.name
+    if not is_valid_id(name):
+        raise ConfigurationError(f"app_name {name!r} must match {ID_PATTERN}")
+    turns = TurnRegistry()
+    runner = Runner(
+        app_name=name, agent=agent, session_service=WriteThroughService(session_service)
+    )
+    api = Api(name, runner, session_service, limits, turns)
+    spec = openapi_spec(name, limits, auth=auth_token is not None)
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(spec)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await turns.cancel_all()
+
+    session_path = "/apps/{app}/users/{user}/sessions/{session}"
+    routes = [
+        Route("/health", api.health, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/apps", api.list_apps, methods=["GET"]),
+        Route("/apps/{app}/sessions", api.list_all_sessions, methods=["GET"]),
+        _route("/apps/{app}/users/{user}/sessions", GET=api.list_sessions, POST=api.create_session),
+        _route(session_path, GET=api.get_session, DELETE=api.delete_session),
+        Route("/run", api.run, methods=["POST"]),
+        Route("/run_sse", api.run_sse, methods=["POST"]),
+        Route("/", index, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    middleware = []
+    if auth_token is not None:
+        middleware.append(Middleware(BearerAuth, token=auth_token, is_public=_is_public))
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _server_error,
+        },
+    )
+    app.state.turns = turns
+    return app

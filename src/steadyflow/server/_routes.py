@@ -1,0 +1,180 @@
+"""The API's endpoints: health, sessions, and the two ways to run a turn.
+
+Handlers hold no state between requests: everything lives in the session
+store, so any number of server processes can share one database.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ..errors import SessionError
+from ..run_config import StreamingMode
+from ..runner import Runner
+from ..sessions.base import BaseSessionService, Session
+from ._errors import ApiError
+from ._limits import ServerLimits
+from ._responses import SseTurnResponse, Turn, TurnResponse
+from ._schemas import (
+    CreateSessionRequest,
+    Health,
+    RunRequest,
+    SessionSummary,
+    check_id,
+    parse_body,
+)
+from ._turns import TurnRegistry
+
+__all__ = ["Api"]
+
+_JSON_TYPES = ("application/json", "text/json")
+
+
+@functools.cache
+def _version() -> str:
+    try:
+        return version("steadyflow")
+    except PackageNotFoundError:  # running from a source tree
+        return "0+unknown"
+
+
+def _summary(session: Session) -> dict[str, object]:
+    return SessionSummary(
+        id=session.id,
+        app_name=session.app_name,
+        user_id=session.user_id,
+        state=session.state,
+        last_update_time=session.last_update_time,
+        revision=session.revision,
+    ).model_dump(mode="json")
+
+
+def _detail(session: Session) -> dict[str, object]:
+    return {**_summary(session), "events": [e.model_dump(mode="json") for e in session.events]}
+
+
+def _not_found(app: str, user: str, session_id: str) -> ApiError:
+    message = f"session {session_id!r} not found for app {app!r}, user {user!r}"
+    return ApiError(404, "session_not_found", message)
+
+
+@dataclass
+class Api:
+    """The endpoints of one served agent, bound to its runner and limits."""
+
+    app_name: str
+    runner: Runner
+    sessions: BaseSessionService
+    limits: ServerLimits
+    turns: TurnRegistry
+
+    async def health(self, request: Request) -> Response:
+        """``GET /health``: the process is up (no authentication needed)."""
+        return JSONResponse(Health(version=_version()).model_dump())
+
+    async def list_apps(self, request: Request) -> Response:
+        """``GET /apps``: the app this process serves."""
+        return JSONResponse({"apps": [self.app_name]})
+
+    def _app(self, request: Request) -> str:
+        app = check_id("app", request.path_params["app"])
+        if app != self.app_name:
+            message = f"app {app!r} is not served here; this server serves {self.app_name!r}"
+            raise ApiError(404, "app_not_found", message)
+        return app
+
+    def _user(self, request: Request) -> tuple[str, str]:
+        return self._app(request), check_id("user", request.path_params["user"])
+
+    async def list_all_sessions(self, request: Request) -> Response:
+        """``GET /apps/{app}/sessions``: every user's sessions, oldest first."""
+        found = await self.sessions.list_sessions(app_name=self._app(request))
+        return JSONResponse([_summary(s) for s in found])
+
+    async def list_sessions(self, request: Request) -> Response:
+        """``GET /apps/{app}/users/{user}/sessions``: one user's sessions."""
+        app, user = self._user(request)
+        found = await self.sessions.list_sessions(app_name=app, user_id=user)
+        return JSONResponse([_summary(s) for s in found])
+
+    async def create_session(self, request: Request) -> Response:
+        """``POST /apps/{app}/users/{user}/sessions``: 201, or 409 when the id is taken."""
+        app, user = self._user(request)
+        body = parse_body(CreateSessionRequest, await self._body(request), optional=True)
+        if body.session_id is not None and await self.sessions.get_session(
+            app_name=app, user_id=user, session_id=body.session_id
+        ):
+            raise ApiError(409, "session_exists", f"session {body.session_id!r} already exists")
+        try:
+            session = await self.sessions.create_session(
+                app_name=app, user_id=user, state=body.state, session_id=body.session_id
+            )
+        except SessionError as error:  # created by another process meanwhile
+            raise ApiError(409, "session_exists", str(error)) from None
+        return JSONResponse(_detail(session), status_code=201)
+
+    async def _load(self, request: Request) -> Session:
+        app, user = self._user(request)
+        session_id = check_id("session", request.path_params["session"])
+        session = await self.sessions.get_session(app_name=app, user_id=user, session_id=session_id)
+        if session is None:
+            raise _not_found(app, user, session_id)
+        return session
+
+    async def get_session(self, request: Request) -> Response:
+        """``GET /apps/{app}/users/{user}/sessions/{session}``: with its events."""
+        return JSONResponse(_detail(await self._load(request)))
+
+    async def delete_session(self, request: Request) -> Response:
+        """``DELETE .../sessions/{session}``: 204, or 404 when there is none."""
+        session = await self._load(request)
+        await self.sessions.delete_session(
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        )
+        return Response(status_code=204)
+
+    async def run(self, request: Request) -> Response:
+        """``POST /run``: run one turn, answer with all its events."""
+        return TurnResponse(await self._turn(request, StreamingMode.NONE))
+
+    async def run_sse(self, request: Request) -> Response:
+        """``POST /run_sse``: run one turn, streaming its events as they happen."""
+        turn = await self._turn(request, StreamingMode.SSE)
+        return SseTurnResponse(turn, self.limits.sse_ping_interval)
+
+    async def _turn(self, request: Request, default_mode: StreamingMode) -> Turn:
+        body = parse_body(RunRequest, await self._body(request))
+        if body.app_name != self.app_name:
+            text = f"app {body.app_name!r} is not served here; use {self.app_name!r}"
+            raise ApiError(404, "app_not_found", text)
+        message = body.message()
+        run_config = self.limits.run_config(body.run_config, default_mode)
+        exists = await self.sessions.get_session(
+            app_name=self.app_name, user_id=body.user_id, session_id=body.session_id
+        )
+        if exists is None:
+            raise _not_found(self.app_name, body.user_id, body.session_id)
+        return Turn(self.runner, self.turns, body.user_id, body.session_id, message, run_config)
+
+    async def _body(self, request: Request) -> bytes:
+        """The request body, refused when too large (413) or not JSON (415)."""
+        kind = request.headers.get("content-type", "application/json").split(";")[0].strip()
+        if kind and kind.lower() not in _JSON_TYPES:
+            raise ApiError(415, "unsupported_media_type", f"send JSON, not {kind!r}")
+        limit = self.limits.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise ApiError(413, "body_too_large", f"request body over {limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ApiError(413, "body_too_large", f"request body over {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)

@@ -1,0 +1,1 @@
+"""API tests (httpx against the running app) and viewer tests (headless Chromium)."""
