@@ -2,6 +2,8 @@
 # Makes sure the server binaries the test suite starts are installed:
 # PostgreSQL (initdb, pg_ctl) and Redis (redis-server), from Debian's packages.
 # The tests start and stop the servers themselves, on loopback, in temp dirs.
+# Also Debian's Chromium (/usr/bin/chromium), which the viewer's browser tests
+# drive through Playwright (never `playwright install`: no downloaded browsers).
 set -euo pipefail
 
 need=()
@@ -11,6 +13,7 @@ find_pg() {
 }
 find_pg || need+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+[ -x /usr/bin/chromium ] || need+=(chromium)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.base_agent import BaseAgent
@@ -23,6 +23,7 @@ from ._auth import BearerAuth
 from ._errors import ApiError
 from ._limits import ServerLimits
 from ._openapi import openapi_spec
+from ._requests import RequestLog
 from ._routes import Api
 from ._schemas import ID_PATTERN, is_valid_id
 from ._turns import TurnRegistry, WriteThroughService
@@ -66,6 +67,36 @@ def _route(path: str, **handlers: Endpoint) -> Route:
     return Route(path, dispatch, methods=list(handlers))
 
 
+def _routes(api: Api) -> list[BaseRoute]:
+    session = "/apps/{app}/users/{user}/sessions/{session}"
+    return [
+        Route("/health", api.health, methods=["GET"]),
+        Route("/openapi.json", api.openapi, methods=["GET"]),
+        Route("/apps", api.list_apps, methods=["GET"]),
+        Route("/apps/{app}/sessions", api.list_all_sessions, methods=["GET"]),
+        _route("/apps/{app}/users/{user}/sessions", GET=api.list_sessions, POST=api.create_session),
+        _route(session, GET=api.get_session, DELETE=api.delete_session),
+        _route(
+            f"{session}/invocations/{{invocation}}/steps/{{step:int}}/request",
+            GET=api.step_request,
+        ),
+        Route("/run", api.run, methods=["POST"]),
+        Route("/run_sse", api.run_sse, methods=["POST"]),
+        Route("/", _index, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+
+
+async def _index(request: Request) -> Response:
+    return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
+
+
+def _checked_name(name: str) -> str:
+    if not is_valid_id(name):
+        raise ConfigurationError(f"app_name {name!r} must match {ID_PATTERN}")
+    return name
+
+
 def create_app(
     agent: BaseAgent,
     session_service: BaseSessionService,
@@ -88,49 +119,34 @@ def create_app(
     Returns:
         A Starlette application; run it with uvicorn. ``app.state.turns`` is
         its ``TurnRegistry`` (the turns running now).
+
+    Every ``LlmAgent`` of ``agent``'s tree gets one more before-model
+    callback, last in its list: it records each step's exact request for the
+    viewer (in memory, recent turns only) and never answers.
     """
     if auth_token is not None and not auth_token.strip():
         raise ConfigurationError("auth_token must not be empty; pass None to turn auth off")
     limits = limits or ServerLimits()
-    name = app_name or agent.name
-    if not is_valid_id(name):
-        raise ConfigurationError(f"app_name {name!r} must match {ID_PATTERN}")
+    name = _checked_name(app_name or agent.name)
     turns = TurnRegistry()
+    requests = RequestLog()
+    requests.attach(agent)
     runner = Runner(
         app_name=name, agent=agent, session_service=WriteThroughService(session_service)
     )
-    api = Api(name, runner, session_service, limits, turns)
     spec = openapi_spec(name, limits, auth=auth_token is not None)
-
-    async def openapi(request: Request) -> Response:
-        return JSONResponse(spec)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
+    api = Api(name, runner, session_service, limits, turns, requests, spec)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await turns.cancel_all()
 
-    session_path = "/apps/{app}/users/{user}/sessions/{session}"
-    routes = [
-        Route("/health", api.health, methods=["GET"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
-        Route("/apps", api.list_apps, methods=["GET"]),
-        Route("/apps/{app}/sessions", api.list_all_sessions, methods=["GET"]),
-        _route("/apps/{app}/users/{user}/sessions", GET=api.list_sessions, POST=api.create_session),
-        _route(session_path, GET=api.get_session, DELETE=api.delete_session),
-        Route("/run", api.run, methods=["POST"]),
-        Route("/run_sse", api.run_sse, methods=["POST"]),
-        Route("/", index, methods=["GET"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ]
     middleware = []
     if auth_token is not None:
         middleware.append(Middleware(BearerAuth, token=auth_token, is_public=_is_public))
     app = Starlette(
-        routes=routes,
+        routes=_routes(api),
         middleware=middleware,
         lifespan=lifespan,
         exception_handlers={

@@ -4,6 +4,8 @@ Schemas come from the same pydantic models that validate requests; the
 operator's limits and the served app's name are written into them, so a
 client (or a fuzzer) generating requests from the spec produces requests
 this server accepts, and the spec documents every status it can answer.
+Links from "create a session" to the operations that use one let clients
+and fuzzers chain calls on real sessions.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
+from ..models.llm_request import LlmRequest
 from ._limits import ServerLimits
+from ._openapi_schemas import (
+    BASE64URL_PATTERN,
+    ERROR,
+    JSON_OBJECT,
+    JSON_VALUE,
+    SSE_EVENT,
+    TEXT,
+    USER_MESSAGE,
+)
 from ._schemas import (
-    BASE64_PATTERN,
     ID_PATTERN,
     CreateSessionRequest,
     Health,
@@ -29,132 +40,47 @@ from ._schemas import (
 __all__ = ["openapi_spec"]
 
 _REF = "#/components/schemas/{model}"
-
-_ERROR = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["type", "message"],
-            "properties": {
-                "type": {"type": "string"},
-                "message": {"type": "string"},
-                "fields": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["field", "message"],
-                        "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
-                    },
-                },
-            },
-        }
-    },
-}
-
-_NULL = {"type": "null"}
-_BASE64URL = r"^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$"
-_NO_NUL = "^[^\\x00]*$"
-_TEXT = {"type": "string", "pattern": _NO_NUL}
-_OBJECT = {
-    "type": "object",
-    "propertyNames": {"pattern": _NO_NUL},
-    "additionalProperties": {"$ref": "#/components/schemas/JsonValue"},
-}
-_JSON_VALUE = {
-    "description": "Any JSON value without NUL characters (PostgreSQL cannot store them).",
-    "anyOf": [
-        _TEXT,
-        {"type": ["number", "boolean", "null"]},
-        {"type": "array", "items": {"$ref": "#/components/schemas/JsonValue"}},
-        _OBJECT,
-    ],
-}
-
-
-def _part(field: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """A part holding exactly ``field`` (the other kinds absent or null)."""
-    others = {k: _NULL for k in ("text", "function_call", "function_response", "inline_data")}
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "required": [field],
-        "properties": {**others, field: schema, "thought": {"type": ["boolean", "null"]}},
-    }
-
-
-_FUNCTION_RESPONSE = {
-    "type": "object",
-    "description": "The result of a long-running tool call.",
-    "additionalProperties": False,
-    "required": ["name"],
-    "properties": {"id": {"anyOf": [_TEXT, _NULL]}, "name": _TEXT, "response": _OBJECT},
-}
-_BLOB = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["mime_type", "data"],
-    "properties": {
-        "mime_type": _TEXT,
-        "data": {"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN},
-    },
-}
-_USER_MESSAGE = {
-    "type": "object",
-    "description": "A message a user may send: text, tool results (long-running tools), bytes.",
-    "additionalProperties": False,
-    "required": ["parts"],
-    "properties": {
-        "role": {"const": "user"},
-        "parts": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "anyOf": [
-                    _part("text", {**_TEXT, "minLength": 1}),
-                    _part("function_response", _FUNCTION_RESPONSE),
-                    _part("inline_data", _BLOB),
-                ]
-            },
-        },
-    },
-}
-
-_SSE_EVENT = {
-    "type": "object",
-    "description": "One SSE message; `data` is JSON: an Event, the done summary, or the error.",
-    "required": ["event", "data"],
-    "properties": {"event": {"enum": ["event", "done", "error"]}, "data": {"type": "string"}},
-}
-
-_SESSION = {
-    "app": "$response.body#/app_name",
-    "user": "$response.body#/user_id",
-    "session": "$response.body#/id",
-}
-_TURN = {
-    "app_name": "$response.body#/app_name",
-    "user_id": "$response.body#/user_id",
-    "session_id": "$response.body#/id",
-}
-_SESSION_LINKS = {
-    "GetSession": {"operationId": "getSession", "parameters": _SESSION},
-    "DeleteSession": {"operationId": "deleteSession", "parameters": _SESSION},
-    "RunTurn": {"operationId": "run", "requestBody": _TURN},
-    "StreamTurn": {"operationId": "runSse", "requestBody": _TURN},
-}
+_SESSION_PATH = "/apps/{app}/users/{user}/sessions/{session}"
 
 _REASONS = {
     401: "Missing or wrong bearer token.",
-    404: "No such app or session.",
-    409: "Conflict: the session id is taken, or another writer appended first.",
+    404: "No such app, session, invocation or recorded request.",
+    409: "Conflict: the session id is taken, or another writer changed the session.",
     413: "Request body too large.",
     415: "The body is not JSON.",
     422: "Invalid request; the body names each invalid field.",
     429: "The turn used up its max_llm_calls quota.",
     500: "The agent, a tool or a callback raised.",
     502: "The model provider failed.",
+}
+
+_FROM_SESSION = {
+    "app": "$response.body#/app_name",
+    "user": "$response.body#/user_id",
+    "session": "$response.body#/id",
+}
+_TURN_FROM_SESSION = {
+    "app_name": "$response.body#/app_name",
+    "user_id": "$response.body#/user_id",
+    "session_id": "$response.body#/id",
+}
+_SESSION_LINKS = {
+    "GetSession": {"operationId": "getSession", "parameters": _FROM_SESSION},
+    "DeleteSession": {"operationId": "deleteSession", "parameters": _FROM_SESSION},
+    "RunTurn": {"operationId": "run", "requestBody": _TURN_FROM_SESSION},
+    "StreamTurn": {"operationId": "runSse", "requestBody": _TURN_FROM_SESSION},
+}
+
+
+_STEP_FROM_TURN = {
+    "operationId": "getStepRequest",
+    "parameters": {
+        "app": "$request.body#/app_name",
+        "user": "$request.body#/user_id",
+        "session": "$request.body#/session_id",
+        "invocation": "$response.body#/events/0/invocation_id",
+        "step": 1,
+    },
 }
 
 
@@ -166,8 +92,12 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
     return {"content": {"application/json": {"schema": schema}}}
 
 
+def _ok(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"description": description, **(_json(schema) if schema is not None else {})}
+
+
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(c): {"description": _REASONS[c], **_json(_ref("Error"))} for c in codes}
+    return {str(c): _ok(_REASONS[c], _ref("Error")) for c in codes}
 
 
 def _patch_bytes(node: Any) -> None:
@@ -176,7 +106,7 @@ def _patch_bytes(node: Any) -> None:
         if node.get("type") == "string" and node.get("format") in ("binary", "base64url"):
             del node["format"]
             node["contentEncoding"] = "base64url"
-            node["pattern"] = _BASE64URL
+            node["pattern"] = BASE64URL_PATTERN
         for value in node.values():
             _patch_bytes(value)
     elif isinstance(node, list):
@@ -195,6 +125,7 @@ def _model_schemas() -> dict[str, Any]:
             (SessionDetail, "serialization"),
             (RunResult, "serialization"),
             (Health, "serialization"),
+            (LlmRequest, "serialization"),
         ],
         ref_template=_REF,
     )
@@ -210,127 +141,117 @@ def _schemas(app_name: str, limits: ServerLimits) -> dict[str, Any]:
     options["retry_max_attempts"]["anyOf"][0].update(minimum=1, maximum=limits.max_retry_attempts)
     request = schemas["RunRequest"]["properties"]
     request["app_name"]["enum"] = [app_name]
-    request["new_message"]["anyOf"] = [_ref("UserMessage"), {**_TEXT, "minLength": 1}]
-    schemas["UserMessage"] = _USER_MESSAGE
-    schemas["JsonValue"] = _JSON_VALUE
-    schemas["CreateSessionRequest"]["properties"]["state"]["anyOf"][0] = _OBJECT
-    schemas["Error"] = _ERROR
+    request["new_message"]["anyOf"] = [_ref("UserMessage"), {**TEXT, "minLength": 1}]
+    schemas["CreateSessionRequest"]["properties"]["state"]["anyOf"][0] = JSON_OBJECT
+    schemas.update(UserMessage=USER_MESSAGE, JsonValue=JSON_VALUE, Error=ERROR)
     return schemas
 
 
-def _param(name: str, app_name: str | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string", "pattern": ID_PATTERN}
-    if app_name is not None:
-        schema = {"type": "string", "enum": [app_name]}
+def _param(name: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    schema = schema or {"type": "string", "pattern": ID_PATTERN}
     return {"name": name, "in": "path", "required": True, "schema": schema}
 
 
-def _paths(app_name: str) -> dict[str, Any]:
-    app, user, session = _param("app", app_name), _param("user"), _param("session")
-    sessions_list = {"description": "Sessions, oldest first, without events."}
-    sessions_list |= _json({"type": "array", "items": _ref("SessionSummary")})
-    body_errors = (413, 415, 422)
-    run_body = {"required": True, **_json(_ref("RunRequest"))}
-    run_result = {"description": "The turn's events; `error` says why a failed turn ended."}
-    run_result |= _json(_ref("RunResult"))
-    sse: dict[str, Any] = {
-        "description": "Server-Sent Events: `event` frames, then `done` or `error`.",
-        "content": {"text/event-stream": {"schema": _SSE_EVENT}},
-    }
-    one_session = {"parameters": [app, user, session]}
+def _operation(
+    op_id: str, summary: str, responses: dict[str, Any], body: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    operation = {"operationId": op_id, "summary": summary, "responses": responses}
+    if body is not None:
+        operation["requestBody"] = body
+    return operation
+
+
+def _session_paths(app: dict[str, Any]) -> dict[str, Any]:
+    user, session = _param("user"), _param("session")
+    listed = _ok(
+        "Sessions, oldest first, without events.",
+        {"type": "array", "items": _ref("SessionSummary")},
+    )
+    created = {**_ok("Created.", _ref("SessionDetail")), "links": _SESSION_LINKS}
+    create_body = {"required": False, **_json(_ref("CreateSessionRequest"))}
+    step = _param("step", {"type": "integer", "minimum": 0})
     return {
-        "/health": {
-            "get": {
-                "operationId": "health",
-                "summary": "Liveness",
-                "security": [],
-                "responses": {"200": {"description": "Up.", **_json(_ref("Health"))}},
-            }
-        },
-        "/apps": {
-            "get": {
-                "operationId": "listApps",
-                "summary": "The app this server serves",
-                "responses": {
-                    "200": {
-                        "description": "App names.",
-                        **_json(
-                            {
-                                "type": "object",
-                                "required": ["apps"],
-                                "properties": {
-                                    "apps": {"type": "array", "items": {"type": "string"}}
-                                },
-                            }
-                        ),
-                    }
-                },
-            }
-        },
         "/apps/{app}/sessions": {
             "parameters": [app],
-            "get": {
-                "operationId": "listAllSessions",
-                "summary": "List every user's sessions",
-                "responses": {"200": sessions_list, **_errors(404, 422)},
-            },
+            "get": _operation(
+                "listAllSessions",
+                "List every user's sessions",
+                {"200": listed, **_errors(404, 422)},
+            ),
         },
         "/apps/{app}/users/{user}/sessions": {
             "parameters": [app, user],
-            "get": {
-                "operationId": "listSessions",
-                "summary": "List a user's sessions",
-                "responses": {"200": sessions_list, **_errors(404, 422)},
-            },
-            "post": {
-                "operationId": "createSession",
-                "summary": "Create a session",
-                "requestBody": {"required": False, **_json(_ref("CreateSessionRequest"))},
-                "responses": {
-                    "201": {
-                        "description": "Created.",
-                        **_json(_ref("SessionDetail")),
-                        "links": _SESSION_LINKS,
-                    },
-                    **_errors(404, 409, *body_errors),
-                },
-            },
+            "get": _operation(
+                "listSessions", "List a user's sessions", {"200": listed, **_errors(404, 422)}
+            ),
+            "post": _operation(
+                "createSession",
+                "Create a session",
+                {"201": created, **_errors(404, 409, 413, 415, 422)},
+                create_body,
+            ),
         },
-        "/apps/{app}/users/{user}/sessions/{session}": {
-            **one_session,
-            "get": {
-                "operationId": "getSession",
-                "summary": "Get a session with its events",
-                "responses": {
-                    "200": {"description": "The session.", **_json(_ref("SessionDetail"))},
-                    **_errors(404, 422),
-                },
-            },
-            "delete": {
-                "operationId": "deleteSession",
-                "summary": "Delete a session",
-                "responses": {"204": {"description": "Deleted."}, **_errors(404, 422)},
-            },
+        _SESSION_PATH: {
+            "parameters": [app, user, session],
+            "get": _operation(
+                "getSession",
+                "Get a session with its events",
+                {"200": _ok("The session.", _ref("SessionDetail")), **_errors(404, 422)},
+            ),
+            "delete": _operation(
+                "deleteSession", "Delete a session", {"204": _ok("Deleted."), **_errors(404, 422)}
+            ),
         },
+        f"{_SESSION_PATH}/invocations/{{invocation}}/steps/{{step}}/request": {
+            "parameters": [app, user, session, _param("invocation"), step],
+            "get": _operation(
+                "getStepRequest",
+                "The exact LlmRequest a step sent (kept by the process that ran it)",
+                {"200": _ok("The request.", _ref("LlmRequest")), **_errors(404, 422)},
+            ),
+        },
+    }
+
+
+def _paths(app_name: str) -> dict[str, Any]:
+    app = _param("app", {"type": "string", "enum": [app_name]})
+    apps = {
+        "type": "object",
+        "required": ["apps"],
+        "properties": {"apps": {"type": "array", "items": TEXT}},
+    }
+    turn_body = {"required": True, **_json(_ref("RunRequest"))}
+    result = _ok("The turn's events; `error` says why a failed turn ended.", _ref("RunResult"))
+    ran = {**result, "links": {"FirstStepRequest": _STEP_FROM_TURN}}
+    stream = {
+        "description": "Server-Sent Events: `event` messages, then `done` or `error`.",
+        "content": {"text/event-stream": {"schema": SSE_EVENT}},
+    }
+    turn_errors = _errors(404, 413, 415, 422)
+    health = _operation("health", "Liveness", {"200": _ok("Up.", _ref("Health"))})
+    return {
+        "/health": {"get": {**health, "security": []}},
+        "/apps": {
+            "get": _operation(
+                "listApps", "The app this server serves", {"200": _ok("App names.", apps)}
+            )
+        },
+        **_session_paths(app),
         "/run": {
-            "post": {
-                "operationId": "run",
-                "summary": "Run one turn; answer with its events",
-                "requestBody": run_body,
-                "responses": {
-                    "200": run_result,
-                    **{str(c): run_result for c in (409, 429, 500, 502)},
-                    **_errors(404, *body_errors),
-                },
-            }
+            "post": _operation(
+                "run",
+                "Run one turn; answer with its events",
+                {"200": ran, **{str(c): result for c in (409, 429, 500, 502)}, **turn_errors},
+                turn_body,
+            )
         },
         "/run_sse": {
-            "post": {
-                "operationId": "runSse",
-                "summary": "Run one turn, streaming its events (SSE)",
-                "requestBody": run_body,
-                "responses": {"200": sse, **_errors(404, *body_errors)},
-            }
+            "post": _operation(
+                "runSse",
+                "Run one turn, streaming its events (SSE)",
+                {"200": stream, **turn_errors},
+                turn_body,
+            )
         },
     }
 
@@ -352,9 +273,7 @@ def openapi_spec(app_name: str, limits: ServerLimits, *, auth: bool) -> dict[str
         spec["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
         spec["security"] = [{"bearer": []}]
         for path, item in paths.items():
-            if path == "/health":
-                continue
             for key, operation in item.items():
-                if key != "parameters":
+                if key != "parameters" and path != "/health":
                     operation["responses"].update(_errors(401))
     return spec

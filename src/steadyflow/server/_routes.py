@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,6 +20,7 @@ from ..runner import Runner
 from ..sessions.base import BaseSessionService, Session
 from ._errors import ApiError
 from ._limits import ServerLimits
+from ._requests import RequestLog
 from ._responses import SseTurnResponse, Turn, TurnResponse
 from ._schemas import (
     CreateSessionRequest,
@@ -72,10 +74,16 @@ class Api:
     sessions: BaseSessionService
     limits: ServerLimits
     turns: TurnRegistry
+    requests: RequestLog
+    spec: dict[str, Any]
 
     async def health(self, request: Request) -> Response:
         """``GET /health``: the process is up (no authentication needed)."""
         return JSONResponse(Health(version=_version()).model_dump())
+
+    async def openapi(self, request: Request) -> Response:
+        """``GET /openapi.json``: the OpenAPI 3.1 document."""
+        return JSONResponse(self.spec)
 
     async def list_apps(self, request: Request) -> Response:
         """``GET /apps``: the app this process serves."""
@@ -137,6 +145,23 @@ class Api:
             app_name=session.app_name, user_id=session.user_id, session_id=session.id
         )
         return Response(status_code=204)
+
+    async def step_request(self, request: Request) -> Response:
+        """``GET .../invocations/{invocation}/steps/{step}/request``: the exact LlmRequest."""
+        session = await self._load(request)
+        invocation = check_id("invocation", request.path_params["invocation"])
+        if not any(e.invocation_id == invocation for e in session.events):
+            message = f"invocation {invocation!r} is not in session {session.id!r}"
+            raise ApiError(404, "invocation_not_found", message)
+        step = request.path_params["step"]
+        recorded = self.requests.get(invocation, step)
+        if recorded is None:
+            message = (
+                f"the request of step {step} was not recorded by this server process "
+                "(requests are kept in memory by the process that ran the turn, for recent turns)"
+            )
+            raise ApiError(404, "request_not_recorded", message)
+        return JSONResponse(recorded.model_dump(mode="json"))
 
     async def run(self, request: Request) -> Response:
         """``POST /run``: run one turn, answer with all its events."""

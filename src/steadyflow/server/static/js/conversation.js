@@ -1,0 +1,49 @@
+// A session's conversation, one block per invocation, each linking to its timeline.
+
+import { api, paths } from "./api.js";
+import { chatBox } from "./chat.js";
+import { h, seconds, shortId, wallTime } from "./dom.js";
+import { eventNodes, traceOf } from "./events.js";
+
+export async function renderConversation(view, app, user, id) {
+  const session = await api.get(paths.session(app, user, id));
+  const log = h("div", { class: "conversation" });
+  for (const group of byInvocation(session.events)) log.append(invocationBlock(group, user, id));
+  const chat = chatBox({ app, user, id, log, onDone: () => renderConversation(view, app, user, id) });
+  view.replaceChildren(
+    h("h1", {}, `Session ${shortId(id)}`),
+    h("p", { class: "meta" }, `user ${user} · ${session.revision} events · updated ${wallTime(session.last_update_time)}`),
+    log,
+    chat,
+  );
+}
+
+function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function byInvocation(events) {
+  const groups = [];
+  for (const event of events) {
+    const last = groups[groups.length - 1];
+    if (last && last.id === event.invocation_id) last.events.push(event);
+    else groups.push({ id: event.invocation_id, events: [event] });
+  }
+  return groups;
+}
+
+function invocationBlock(group, user, sessionId) {
+  const trace = group.events.map(traceOf).find(Boolean);
+  const block = h("section", { class: "invocation", "data-invocation": group.id });
+  for (const event of group.events) {
+    if (!traceOf(event)) block.append(...eventNodes(event));
+  }
+  const href = `#/sessions/${encodeURIComponent(user)}/${encodeURIComponent(sessionId)}/invocations/${encodeURIComponent(group.id)}`;
+  const summary = trace
+    ? `${trace.status} · ${count(trace.steps.length, "step")} · ${count(trace.budget_used, "model call")} · ${seconds(trace.duration)}`
+    : "no stored trace";
+  block.append(
+    h("footer", {}, h("span", {}, `invocation ${shortId(group.id)} · ${summary}`), trace ? h("a", { class: "timeline-link", href }, "timeline →") : null),
+  );
+  return block;
+}

@@ -1,0 +1,54 @@
+// The viewer's entry point: a hash router over three views, and the token prompt.
+
+import { AuthError, api, setToken } from "./api.js";
+import { renderConversation } from "./conversation.js";
+import { h, shortId } from "./dom.js";
+import { renderSessions } from "./sessions.js";
+import { renderTimeline } from "./timeline.js";
+
+const view = document.getElementById("view");
+const crumbs = document.getElementById("crumbs");
+let app = null;
+
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  try {
+    app ??= (await api.get("/apps")).apps[0];
+    document.title = `${app} · steadyflow`;
+    if (parts[0] === "sessions" && parts.length >= 3) {
+      const [, user, id, , invocation] = parts;
+      setCrumbs(user, id, invocation);
+      if (invocation) await renderTimeline(view, app, user, id, invocation);
+      else await renderConversation(view, app, user, id);
+    } else {
+      setCrumbs();
+      await renderSessions(view, app);
+    }
+  } catch (error) {
+    if (error instanceof AuthError) tokenPrompt();
+    else view.replaceChildren(h("p", { class: "error" }, error.message));
+  }
+}
+
+function setCrumbs(user, id, invocation) {
+  const items = [h("a", { href: "#/" }, app ?? "sessions")];
+  if (id) items.push(h("a", { href: `#/sessions/${encodeURIComponent(user)}/${encodeURIComponent(id)}` }, `session ${shortId(id)}`));
+  if (invocation) items.push(h("span", {}, `invocation ${shortId(invocation)}`));
+  crumbs.replaceChildren(...items.flatMap((item, i) => (i ? [" / ", item] : [item])));
+}
+
+function tokenPrompt() {
+  const input = h("input", { type: "password", name: "token", placeholder: "bearer token", required: true });
+  view.replaceChildren(
+    h(
+      "form",
+      { class: "token", onsubmit: (event) => { event.preventDefault(); setToken(input.value); route(); } },
+      h("p", {}, "This server needs a bearer token. It is kept in this tab only."),
+      input,
+      h("button", { type: "submit" }, "Use token"),
+    ),
+  );
+}
+
+window.addEventListener("hashchange", route);
+route();

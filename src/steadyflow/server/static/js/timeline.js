@@ -1,0 +1,125 @@
+// An invocation's timeline, drawn from the trace the runner stored with the session:
+// one row per provider attempt and per tool call on a shared time axis. Failed attempts
+// are red and say their error type and status; the wait before a retry is a gap labelled
+// with its delay and whether the provider's Retry-After set it.
+
+import { api, paths } from "./api.js";
+import { h, json, seconds, shortId, wallTime } from "./dom.js";
+import { traceOf } from "./events.js";
+
+export async function renderTimeline(view, app, user, id, invocation) {
+  const session = await api.get(paths.session(app, user, id));
+  const trace = session.events.filter((e) => e.invocation_id === invocation).map(traceOf).find(Boolean);
+  if (!trace) {
+    view.replaceChildren(h("p", { class: "empty" }, `No stored trace for invocation ${invocation}.`));
+    return;
+  }
+  const span = Math.max(trace.duration ?? 0, ...trace.steps.map((s) => s.end ?? 0), 1e-6);
+  const scale = (t) => `${((t / span) * 100).toFixed(3)}%`;
+  const steps = trace.steps.map((step) => stepBlock(step, scale, span, () => paths.stepRequest(app, user, id, invocation, step.number)));
+  view.replaceChildren(
+    h("h1", {}, `Invocation ${shortId(invocation)}`),
+    summary(trace),
+    h("div", { class: "timeline" }, axis(span), steps),
+  );
+}
+
+function summary(trace) {
+  const facts = [
+    ["status", trace.status],
+    ["started", wallTime(trace.started_at)],
+    ["duration", seconds(trace.duration)],
+    ["budget used", `${trace.budget_used} of ${trace.budget_limit > 0 ? trace.budget_limit : "∞"} model calls`],
+    ["tokens", `${trace.input_tokens} in · ${trace.output_tokens} out`],
+  ];
+  if (trace.error_type) facts.push(["error", `${trace.error_type}: ${trace.error_message ?? ""}`]);
+  return h("dl", { class: `summary ${trace.status}` }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+function axis(span) {
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => h("span", { class: "tick", style: { left: `${f * 100}%` } }, seconds(f * span)));
+  return h("div", { class: "row axis" }, h("div", { class: "label" }, "time"), h("div", { class: "lane" }, ticks));
+}
+
+function stepBlock(step, scale, span, requestPath) {
+  const title = `Step ${step.number} · ${step.agent}`;
+  const notes = [step.model ?? "no model call"];
+  if (step.input_tokens !== undefined) notes.push(`${step.input_tokens} in · ${step.output_tokens ?? 0} out tokens`);
+  if (step.finish_reason) notes.push(step.finish_reason);
+  if (step.short_circuit) notes.push(`answered by ${step.short_circuit}`);
+  const rows = [];
+  step.attempts.forEach((attempt, index) => {
+    if (index > 0) rows.push(waitRow(step.attempts[index - 1], attempt, scale, span));
+    rows.push(attemptRow(attempt, scale, span));
+  });
+  step.tools.forEach((tool) => rows.push(toolRow(tool, scale, span)));
+  return h(
+    "section",
+    { class: "step", "data-step": step.number },
+    h("div", { class: "row step-head" }, h("div", { class: "label" }, title), h("div", { class: "lane" }, bar("step-span", step.start, step.end ?? span, scale))),
+    rows,
+    h("p", { class: "step-notes" }, notes.join(" · ")),
+    step.attempts.length ? requestDetails(requestPath) : null,
+  );
+}
+
+function bar(kind, start, end, scale, text) {
+  return h("div", { class: `bar ${kind}`, style: { left: scale(start), width: scale(Math.max(end - start, 0)) }, title: text ?? "" });
+}
+
+// A bar's text: after its end, or before its start when the bar ends far right.
+function label(text, start, end, span, scale, kind = "") {
+  const flip = end / span > 0.6;
+  const place = flip ? { right: `calc(100% - ${scale(start)})` } : { left: scale(end) };
+  return h("span", { class: `bar-label ${kind} ${flip ? "flip" : ""}`, style: place }, text);
+}
+
+function attemptRow(attempt, scale, span) {
+  const end = attempt.end ?? span;
+  const failed = attempt.status === "error";
+  const words = failed
+    ? [attempt.error_type, attempt.status_code, attempt.outcome && attempt.outcome !== "retry" ? `gave up: ${attempt.outcome}` : null]
+    : [attempt.status, seconds(end - attempt.start)];
+  const text = words.filter((w) => w !== null && w !== undefined).join(" · ");
+  return h(
+    "div",
+    { class: `row attempt-row ${failed ? "failed" : ""}`, "data-attempt": attempt.number },
+    h("div", { class: "label" }, `attempt ${attempt.number}`),
+    h("div", { class: "lane" }, bar(`attempt ${attempt.status}`, attempt.start, end, scale, text), label(text, attempt.start, end, span, scale, failed ? "failed" : "")),
+  );
+}
+
+// The wait between a failed attempt and the next: a dashed gap labelled with the delay.
+function waitRow(previous, attempt, scale, span) {
+  const from = previous.end ?? attempt.start;
+  const text = `wait ${seconds(attempt.delay)} · ${attempt.delay_from_retry_after ? "set by Retry-After" : "backoff"}`;
+  return h(
+    "div",
+    { class: "row wait-row", "data-before-attempt": attempt.number },
+    h("div", { class: "label" }, "retry wait"),
+    h("div", { class: "lane" }, h("div", { class: "gap", style: { left: scale(from), width: scale(Math.max(attempt.start - from, 0)) } }), label(text, from, attempt.start, span, scale, "wait")),
+  );
+}
+
+function toolRow(tool, scale, span) {
+  const end = tool.end ?? span;
+  const words = [tool.status, tool.error_type, tool.short_circuit ? `by ${tool.short_circuit}` : null, seconds(end - tool.start)];
+  const text = words.filter(Boolean).join(" · ");
+  return h("div", { class: "row tool-row" }, h("div", { class: "label" }, `tool ${tool.name}`), h("div", { class: "lane" }, bar(`tool ${tool.status}`, tool.start, end, scale, text), label(text, tool.start, end, span, scale)));
+}
+
+function requestDetails(requestPath) {
+  const body = h("pre", { class: "request" }, "loading…");
+  const details = h("details", { class: "llm-request" }, h("summary", {}, "LlmRequest sent by this step"), body);
+  details.addEventListener("toggle", async () => {
+    if (!details.open || details.dataset.loaded) return;
+    details.dataset.loaded = "yes";
+    try {
+      body.textContent = json(await api.get(requestPath()));
+    } catch (error) {
+      body.textContent = error.message;
+      body.classList.add("missing");
+    }
+  });
+  return details;
+}

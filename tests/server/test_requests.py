@@ -1,0 +1,128 @@
+"""The exact ``LlmRequest`` of each step, recorded for the viewer."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from steadyflow import LlmAgent
+from steadyflow.models import LlmRequest
+from steadyflow.server import ServerLimits, create_app
+from steadyflow.server._requests import RequestLog
+from steadyflow.sessions import InMemorySessionService
+from steadyflow.testing import ScriptedLlm, call, fake_clock, http_error
+from tests.server.harness import APP, USER, create_session, run_body, running
+
+SESSIONS = f"/apps/{APP}/users/{USER}/sessions"
+
+
+def lookup_order(order_id: str) -> dict[str, Any]:
+    """Look up an order.
+
+    Args:
+        order_id: the order number.
+    """
+    return {"order_id": order_id, "status": "shipped"}
+
+
+def add_policy(callback_context: Any, llm_request: LlmRequest) -> None:
+    llm_request.append_instructions(["Never promise delivery dates."])
+
+
+async def test_each_step_request_is_the_one_the_model_received():
+    model = ScriptedLlm([call("lookup_order", {"order_id": "812"}), "Shipped."])
+    agent = LlmAgent(name=APP, model=model, tools=[lookup_order], before_model_callback=add_policy)
+    async with running(create_app(agent, InMemorySessionService())) as client:
+        session_id = await create_session(client)
+        events = (await client.post("/run", json=run_body(session_id, "Where?"))).json()["events"]
+        base = f"{SESSIONS}/{session_id}/invocations/{events[0]['invocation_id']}/steps"
+        first = await client.get(f"{base}/1/request")
+        second = await client.get(f"{base}/2/request")
+    assert first.json() == model.requests[0].model_dump(mode="json")
+    assert second.json() == model.requests[1].model_dump(mode="json")
+    assert "Never promise" in first.json()["config"]["system_instruction"]
+    assert second.json()["contents"][-1]["parts"][0]["function_response"]["name"] == "lookup_order"
+
+
+async def test_a_retried_step_is_recorded_once_under_its_step_number():
+    model = ScriptedLlm([http_error(503), "ok"])
+    limits = ServerLimits(max_retry_attempts=3)
+    async with running(
+        create_app(LlmAgent(name=APP, model=model), InMemorySessionService(), limits)
+    ) as client:
+        session_id = await create_session(client)
+        with fake_clock():
+            body = run_body(session_id, "hi", retry_max_attempts=2)
+            events = (await client.post("/run", json=body)).json()["events"]
+        base = f"{SESSIONS}/{session_id}/invocations/{events[0]['invocation_id']}/steps"
+        assert (await client.get(f"{base}/1/request")).json()["contents"][0]["parts"][0][
+            "text"
+        ] == "hi"
+        assert (await client.get(f"{base}/2/request")).status_code == 404
+
+
+async def test_an_invocation_of_another_session_is_404():
+    agent = LlmAgent(name=APP, model=ScriptedLlm(["a"]))
+    async with running(create_app(agent, InMemorySessionService())) as client:
+        first, second = await create_session(client), await create_session(client)
+        events = (await client.post("/run", json=run_body(first))).json()["events"]
+        path = f"{SESSIONS}/{second}/invocations/{events[0]['invocation_id']}/steps/1/request"
+        response = await client.get(path)
+    assert response.status_code == 404
+    assert response.json()["error"]["type"] == "invocation_not_found"
+
+
+async def test_a_request_this_process_did_not_record_is_404_saying_so():
+    store = InMemorySessionService()
+    agent = LlmAgent(name=APP, model=ScriptedLlm(["a"]))
+    async with running(create_app(agent, store)) as client:
+        session_id = await create_session(client)
+        events = (await client.post("/run", json=run_body(session_id))).json()["events"]
+    other = create_app(LlmAgent(name=APP, model=ScriptedLlm([])), store)  # a second process
+    async with running(other) as client:
+        path = f"{SESSIONS}/{session_id}/invocations/{events[0]['invocation_id']}/steps/1/request"
+        response = await client.get(path)
+    assert response.status_code == 404
+    assert response.json()["error"]["type"] == "request_not_recorded"
+
+
+def callback_context(invocation_id: str, step: int) -> Any:
+    steps = [SimpleNamespace(number=n) for n in range(1, step + 1)]
+    trace = SimpleNamespace(trace=SimpleNamespace(steps=steps))
+    return SimpleNamespace(
+        invocation_context=SimpleNamespace(invocation_id=invocation_id, trace=trace)
+    )
+
+
+def test_the_log_forgets_the_oldest_invocations():
+    log = RequestLog(max_invocations=2)
+    for invocation in ("a", "b", "c"):
+        log(
+            callback_context=callback_context(invocation, 1),
+            llm_request=LlmRequest(model=invocation),
+        )
+    assert [log.get(i, 1) is not None for i in ("a", "b", "c")] == [False, True, True]
+
+
+def test_the_log_keeps_a_copy_of_the_request():
+    log = RequestLog()
+    request = LlmRequest(model="m")
+    log(callback_context=callback_context("a", 3), llm_request=request)
+    request.model = "changed later"
+    recorded = log.get("a", 3)
+    assert recorded is not None and recorded.model == "m"
+
+
+def test_attaching_twice_adds_one_callback():
+    agent = LlmAgent(name="a", model=ScriptedLlm([]), before_model_callback=add_policy)
+    log = RequestLog()
+    log.attach(agent)
+    log.attach(agent)
+    assert agent.before_model_callbacks == (add_policy, log)
+
+
+def test_the_log_size_must_be_positive():
+    with pytest.raises(ValueError, match="max_invocations must be >= 1"):
+        RequestLog(max_invocations=0)
