@@ -126,11 +126,13 @@ def _streaming(summary: dict[str, Any], out: Path) -> None:
 
 def _storm(storm: dict[str, Any], out: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for policy in storm["policies"]:
+    markers = "osD^vP*X"
+    for index, policy in enumerate(storm["policies"]):
         x, y = policy["attempts_per_success"] or 0.0, policy["success_rate"] * 100
-        ax.scatter([x], [y], s=80)
-        ax.annotate(policy["policy"], (x, y), textcoords="offset points", xytext=(6, 6))
-    ax.set_xlabel("provider attempts per successful call (less waste to the left)")
+        ax.scatter([x], [y], s=70, marker=markers[index % len(markers)], label=policy["policy"])
+    ax.legend(fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("provider attempts per successful call, log (less waste to the left)")
     ax.set_ylabel("calls served, % (more is higher)")
     s = storm["settings"]
     shape = f"{s['overload']:g}x a {s['capacity']:g}/s provider, {s['seconds']:g} s"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import json
 import os
 import platform
 import signal
@@ -173,6 +174,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--peers", nargs="*", help="only these peers (default: all)")
     parser.add_argument("--upgrade-peers", action="store_true", help="reinstall newest peers")
     parser.add_argument("--no-readme", action="store_true", help="leave bench/README.md alone")
+    parser.add_argument(
+        "--render", metavar="JSON", help="only redo the table and plots from a results file"
+    )
     return parser.parse_args(argv)
 
 
@@ -181,6 +185,10 @@ def main(argv: list[str]) -> int:
     args = _parse(argv)
     # A plain SIGTERM would skip the finally blocks that remove the --at worktree.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    readme = None if args.no_readme else envs.REPO / "bench" / "README.md"
+    if args.render:
+        report.publish(json.loads(Path(args.render).read_text()), RESULTS, readme=readme)
+        return 0
     profile = scenarios.QUICK if args.quick else scenarios.FULL
     started = time.perf_counter()
     sides = _sides(args.peers, args.upgrade_peers)
@@ -194,7 +202,6 @@ def main(argv: list[str]) -> int:
     raw["packages"] = _packages(sides)
     raw["meta"]["load_at_end"] = os.getloadavg()
     raw["meta"]["seconds"] = round(time.perf_counter() - started, 1)
-    readme = None if args.no_readme else envs.REPO / "bench" / "README.md"
     report.publish(raw, RESULTS, readme=readme)
     return 0
 

@@ -144,17 +144,15 @@ def timing_jobs(profile: Profile, round_index: int = 0) -> list[dict[str, Any]]:
 
 
 def memory_jobs(profile: Profile) -> list[dict[str, Any]]:
-    """The memory scenarios (each in a fresh process when ``memory_apart``)."""
+    """The memory scenarios (each in a fresh process when ``memory_apart``).
+
+    tracemalloc slows the peers tenfold, so its pass runs at the smallest size.
+    """
     tracers = ["rss", "tracemalloc"] if profile.tracemalloc else ["rss"]
+    latency = profile.latency
     return [
-        _job(
-            "concurrency",
-            f"concurrency_{tracer}",
-            runs=runs,
-            latency=profile.latency,
-            tracer=tracer,
-        )
+        _job("concurrency", f"concurrency_{tracer}", runs=runs, latency=latency, tracer=tracer)
         for tracer in tracers
         for runs in profile.concurrent_runs
-        if tracer == "rss" or runs == max(profile.concurrent_runs)
+        if tracer == "rss" or runs == min(profile.concurrent_runs)
     ]

@@ -113,22 +113,25 @@ def test_publish_refuses_a_readme_without_the_block(tmp_path, monkeypatch):
         publish({"meta": meta, "runs": {}}, tmp_path / "results", readme, draw=False)
 
 
-def _wall(runs: dict[str, float]) -> dict[str, Any]:
-    return {n: {"bytes_per_run": 1.0, "wall_s": w, "ideal_wall_s": 0.1} for n, w in runs.items()}
+def _wall(cpu: dict[str, float]) -> dict[str, Any]:
+    return {
+        n: {"bytes_per_run": 1.0, "wall_s": 1.0, "cpu_s": c, "ideal_wall_s": 0.1}
+        for n, c in cpu.items()
+    }
 
 
-def test_wall_row_is_met_when_the_per_run_overhead_stays_flat():
+def test_wall_row_is_met_when_cpu_per_run_stays_flat():
     summary = _summary()
-    summary["concurrency_rss"]["steadyflow"] = _entry(_wall({"100": 0.12, "1000": 0.3}))
+    summary["concurrency_rss"]["steadyflow"] = _entry(_wall({"100": 0.05, "1000": 0.5}))
 
     row = _row(rows(summary), "4. Wall time")
 
-    assert (row.ratio, row.met) == ("per-run overhead x1.00 from 100 to 1,000 runs", True)
+    assert (row.ratio, row.met) == ("CPU/run x1.00 from 100 to 1,000 runs", True)
 
 
-def test_wall_row_is_missed_when_the_per_run_overhead_grows():
+def test_wall_row_is_missed_when_cpu_per_run_grows_with_the_runs():
     summary = _summary()
-    summary["concurrency_rss"]["steadyflow"] = _entry(_wall({"100": 0.12, "1000": 2.1}))
+    summary["concurrency_rss"]["steadyflow"] = _entry(_wall({"100": 0.05, "1000": 2.0}))
 
     row = _row(rows(summary), "4. Wall time")
 
