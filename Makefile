@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python examples/order_support.py
+	$(BIN)/steadyflow demo
 
 LINT_PATHS := $(wildcard src tests examples bench scripts)
 

@@ -1,8 +1,12 @@
 """The order-support agent: one tool, a before-model cache, an after-model audit.
 
-Run it with ``python examples/order_support.py`` (``make demo`` does): it
-answers "Where is order 812?" with a scripted model, printing each event.
-Pass ``--model NAME`` (e.g. ``gpt-4o-mini``) to use a real provider instead.
+Run it with ``python examples/order_support.py``: it answers "Where is
+order 812?" with a scripted model, printing each event. Pass ``--model
+NAME`` (e.g. ``gpt-4o-mini``) to use a real provider instead.
+
+It also defines ``root_agent`` (on ``gpt-4o-mini``) for the command line::
+
+    steadyflow run examples/order_support.py "Where is order 812?" --model openai/gpt-4o-mini
 """
 
 from __future__ import annotations
@@ -77,6 +81,10 @@ def build_agent(model: str | BaseLlm) -> LlmAgent:
         disallow_transfer_to_parent=True,
         disallow_transfer_to_peers=True,
     )
+
+
+root_agent = build_agent("gpt-4o-mini")
+"""What ``steadyflow run examples/order_support.py`` loads (``--model`` replaces the model)."""
 
 
 def scripted_model() -> ScriptedLlm:

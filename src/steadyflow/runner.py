@@ -91,6 +91,10 @@ class Runner:
             app_name=self.app_name, user_id=user_id, session_id=session_id, state=state
         )
 
+    def agent_for(self, session: Session) -> BaseAgent:
+        """The agent the next turn of ``session`` goes to (the CLI's ``dump-request`` asks)."""
+        return _agent_to_run(self.agent, session)
+
     async def _load(self, user_id: str, session_id: str) -> Session:
         session = await self.session_service.get_session(
             app_name=self.app_name, user_id=user_id, session_id=session_id

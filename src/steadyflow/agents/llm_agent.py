@@ -139,6 +139,17 @@ class LlmAgent(BaseAgent):
         self.after_tool_callbacks = normalize_callbacks(after_tool_callback, "after_tool_callback")
         self._resolved_model: BaseLlm | None = model if isinstance(model, BaseLlm) else None
 
+    def use_model(self, model: str | BaseLlm) -> None:
+        """Switch to ``model`` (a name or an instance) from the next model call on.
+
+        The command line's ``--model`` uses it; a name is resolved lazily, as
+        in the constructor.
+        """
+        if not isinstance(model, str | BaseLlm):
+            raise ValueError(f"model must be a model name or a BaseLlm, got {model!r}")
+        self.model = model
+        self._resolved_model = model if isinstance(model, BaseLlm) else None
+
     @property
     def canonical_model(self) -> BaseLlm:
         """The model instance: given, resolved by name, or inherited."""

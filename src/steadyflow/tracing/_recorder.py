@@ -69,13 +69,13 @@ class InvocationRecorder:
 
     def start_step(self, agent_name: str) -> StepTrace:
         """Open the next step, run by ``agent_name``."""
-        step = StepTrace(number=len(self.trace.steps) + 1, agent=agent_name, start=self.now())
+        step = StepTrace(len(self.trace.steps) + 1, agent_name, self._clock() - self._origin)
         self.trace.steps.append(step)
         return step
 
     def end_step(self, step: StepTrace) -> None:
         """Close ``step``."""
-        step.end = self.now()
+        step.end = self._clock() - self._origin
 
     def end_agent_span(
         self, span: Span, agent_name: str, first_step: int, budget_used: int, budget_limit: int
@@ -102,7 +102,7 @@ class InvocationRecorder:
     ) -> ModelCallRecorder:
         """The observer for one logical model call of ``step``."""
         if step is None:
-            step = StepTrace(number=0, agent="", start=self.now())
+            step = StepTrace(0, "", self.now())
         step.model = model
         return ModelCallRecorder(
             self, step, request, provider, model, conversation_id, respect_retry_after
@@ -112,7 +112,7 @@ class InvocationRecorder:
         self, step: StepTrace | None, name: str, call_id: str | None, parent: Span | None
     ) -> ToolCallScope:
         """A scope around one tool call: its span (current inside) and its record."""
-        record = ToolTrace(name=name, call_id=call_id, start=self.now())
+        record = ToolTrace(name, call_id, self.now())
         if step is not None:
             step.tools.append(record)
         return ToolCallScope(self, record, telemetry.start_tool_span(name, call_id, parent=parent))
@@ -224,9 +224,7 @@ class ModelCallRecorder:
         now = self._recorder.now()
         if attempt == 1:
             self._call_start = now
-        self._attempt = AttemptTrace(
-            number=attempt, start=now, delay=delay, delay_from_retry_after=self._hint_set_delay
-        )
+        self._attempt = AttemptTrace(attempt, now, delay, self._hint_set_delay)
         self.step.attempts.append(self._attempt)
 
     def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:

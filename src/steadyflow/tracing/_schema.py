@@ -8,6 +8,8 @@ whatever the machine's clock said.
 
 The records are mutable while the invocation runs (the recorder fills them
 in) and validated by pydantic when read back (``InvocationTrace.from_dict``).
+The per-call records write their ``__init__`` out by hand: a generated
+keyword-only one costs twice as much, on every model call.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class TraceFormatError(ValueError):
     """A stored trace does not match the schema (written by another version?)."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, init=False)
 class AttemptTrace:
     """One provider attempt.
 
@@ -67,8 +69,28 @@ class AttemptTrace:
     retry_after: float | None = None
     outcome: str | None = None
 
+    def __init__(
+        self,
+        number: int,
+        start: float,
+        delay: float = 0.0,
+        delay_from_retry_after: bool = False,
+        *,
+        end: float | None = None,
+        status: Status = "running",
+        error_type: str | None = None,
+        status_code: int | None = None,
+        retry_after: float | None = None,
+        outcome: str | None = None,
+    ) -> None:
+        # Written out (not generated): records are made on every model call.
+        self.number, self.start, self.end = number, start, end
+        self.delay, self.delay_from_retry_after = delay, delay_from_retry_after
+        self.status, self.error_type, self.status_code = status, error_type, status_code
+        self.retry_after, self.outcome = retry_after, outcome
 
-@dataclass(slots=True, kw_only=True)
+
+@dataclass(slots=True, init=False)
 class ToolTrace:
     """One tool call.
 
@@ -85,15 +107,29 @@ class ToolTrace:
     """
 
     name: str
-    call_id: str | None = None
+    call_id: str | None
     start: float
     end: float | None = None
     status: Status = "running"
     error_type: str | None = None
     short_circuit: str | None = None
 
+    def __init__(
+        self,
+        name: str,
+        call_id: str | None,
+        start: float,
+        *,
+        end: float | None = None,
+        status: Status = "running",
+        error_type: str | None = None,
+        short_circuit: str | None = None,
+    ) -> None:
+        self.name, self.call_id, self.start, self.end = name, call_id, start, end
+        self.status, self.error_type, self.short_circuit = status, error_type, short_circuit
 
-@dataclass(slots=True, kw_only=True)
+
+@dataclass(slots=True, init=False)
 class StepTrace:
     """One step: a logical model call and the tool calls it asked for.
 
@@ -121,6 +157,27 @@ class StepTrace:
     output_tokens: int | None = None
     finish_reason: str | None = None
     short_circuit: str | None = None
+
+    def __init__(
+        self,
+        number: int,
+        agent: str,
+        start: float,
+        *,
+        end: float | None = None,
+        model: str | None = None,
+        attempts: list[AttemptTrace] | None = None,
+        tools: list[ToolTrace] | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        finish_reason: str | None = None,
+        short_circuit: str | None = None,
+    ) -> None:
+        self.number, self.agent, self.start, self.end, self.model = number, agent, start, end, model
+        self.attempts = [] if attempts is None else attempts
+        self.tools = [] if tools is None else tools
+        self.input_tokens, self.output_tokens = input_tokens, output_tokens
+        self.finish_reason, self.short_circuit = finish_reason, short_circuit
 
 
 @dataclass(slots=True, kw_only=True)

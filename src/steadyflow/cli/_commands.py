@@ -1,0 +1,244 @@
+"""The commands, their flags and their help; each hands its work to its own module."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+from ..sessions import DEFAULT_SESSION_URL
+from ._group import SteadyflowGroup
+from ._store import DEFAULT_USER, SESSION_DB_ENV
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    cls=SteadyflowGroup,
+    name="steadyflow",
+    help="Run steadyflow agents, inspect their sessions and traces, and run the demo.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+sessions_app = typer.Typer(
+    cls=SteadyflowGroup,
+    help="List, show and delete stored sessions.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(sessions_app, name="sessions")
+
+SessionDb = Annotated[
+    str,
+    typer.Option(
+        "--session-db",
+        help="Session database URL (sqlite:///path, postgresql://..., memory://).",
+        envvar=SESSION_DB_ENV,
+    ),
+]
+AppName = Annotated[
+    str | None, typer.Option("--app", help="The session's app (default: found from the id).")
+]
+UserName = Annotated[
+    str | None, typer.Option("--user", help="The session's user (default: found from the id).")
+]
+SessionId = Annotated[str, typer.Argument(help="The session's id.", show_default=False)]
+AgentSpec = Annotated[
+    str,
+    typer.Argument(
+        help="path/to/agent.py (defining root_agent), or package.module:attr.",
+        show_default=False,
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+@app.callback()
+def _root(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks (accepted anywhere on the line).")
+    ] = False,
+) -> None:
+    """Run steadyflow agents, inspect their sessions and traces, and run the demo."""
+    del debug  # read by SteadyflowGroup before parsing
+
+
+@app.command()
+def run(
+    agent: AgentSpec,
+    query: Annotated[
+        str | None, typer.Argument(help="Answer this and exit; omit to chat.", show_default=False)
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model for every agent (gpt-4o-mini, openai/..., claude-..., gemini-...)."
+        ),
+    ] = None,
+    max_llm_calls: Annotated[
+        int, typer.Option(help="Provider attempts allowed per turn, retries included; <= 0: off.")
+    ] = 500,
+    retry_attempts: Annotated[
+        int, typer.Option(min=1, help="Attempts per model call (1: no retries).")
+    ] = 3,
+    stream: Annotated[bool, typer.Option(help="Stream answers as they are generated.")] = False,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    resume: Annotated[
+        str | None, typer.Option(help="Continue this session instead of starting one.")
+    ] = None,
+    jsonl: Annotated[
+        bool, typer.Option("--jsonl", help="Print each event as one JSON line (for scripts).")
+    ] = False,
+    app_name: Annotated[
+        str | None, typer.Option("--app", help="App to store sessions under (default: agent name).")
+    ] = None,
+    user: Annotated[str, typer.Option(help="User to store sessions under.")] = DEFAULT_USER,
+) -> None:
+    """Talk to an agent, or answer QUERY and exit.
+
+    Real providers read their API key from the environment (OPENAI_API_KEY,
+    ANTHROPIC_API_KEY, GEMINI_API_KEY) and their base URL from
+    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL.
+    """
+    from ._run import RunOptions, run_command
+
+    run_command(
+        RunOptions(
+            agent=agent,
+            query=query,
+            model=model,
+            max_llm_calls=max_llm_calls,
+            retry_attempts=retry_attempts,
+            stream=stream,
+            session_db=session_db,
+            resume=resume,
+            jsonl=jsonl,
+            app=app_name,
+            user=user,
+        )
+    )
+
+
+@app.command()
+def demo(
+    provider: Annotated[
+        str, typer.Option(help="Provider wire format and SDK: gemini, openai or anthropic.")
+    ] = "openai",
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            help="Fault script, space-separated (e.g. '429@1,retry_after=1 503@2 "
+            "break@4,after=0'); '' for none. Default: that script.",
+            show_default=False,
+        ),
+    ] = None,
+    stream: Annotated[bool, typer.Option(help="Stream the answers.")] = True,
+    seed: Annotated[int, typer.Option(help="Seed of the retry jitter and emulator faults.")] = 0,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    chunk_delay: Annotated[float, typer.Option(min=0.0, hidden=True)] = 0.03,
+) -> None:
+    """Run the order-support agent through a real provider SDK, under injected faults.
+
+    No API key or network: the provider emulator serves on loopback and
+    answers with a 429 (Retry-After), a 503 and a broken stream to retry
+    through. Ends with the invocation's timeline and where it is stored.
+    """
+    from ._demo import DemoOptions, run_demo
+
+    options = DemoOptions(
+        provider=provider,
+        faults=faults,
+        stream=stream,
+        seed=seed,
+        session_db=session_db,
+        chunk_delay=chunk_delay,
+    )
+    asyncio.run(run_demo(options))
+
+
+@app.command()
+def trace(
+    session_id: SessionId,
+    invocation: Annotated[
+        str | None, typer.Option(help="Only this invocation (a prefix of its id is enough).")
+    ] = None,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: AppName = None,
+    user: UserName = None,
+    as_json: AsJson = False,
+) -> None:
+    """The timeline of a session's invocations: steps, attempts, waits, tools, tokens."""
+    from ._trace import trace_command
+
+    asyncio.run(trace_command(session_db, session_id, invocation, app_name, user, as_json))
+
+
+@app.command("dump-request")
+def dump_request(
+    agent: AgentSpec,
+    session: Annotated[str, typer.Option(help="The session to rebuild the request from.")],
+    message: Annotated[
+        str | None, typer.Option(help="Add this user message first (not stored).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model for every agent.")] = None,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: AppName = None,
+    user: UserName = None,
+) -> None:
+    """Print the exact LlmRequest JSON the next step would send (when "the model forgot")."""
+    from ._dump import dump_request as dump
+
+    asyncio.run(dump(agent, session, session_db, app_name, user, model, message))
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def emulate(ctx: typer.Context) -> None:
+    """Serve the provider emulator on loopback (see 'steadyflow emulate --help')."""
+    from ..testing.emulator import main as emulator_main
+
+    raise typer.Exit(emulator_main(list(ctx.args)))
+
+
+@sessions_app.command("list")
+def sessions_list(
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: Annotated[str | None, typer.Option("--app", help="Only this app.")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Only this user.")] = None,
+) -> None:
+    """List stored sessions, oldest first."""
+    from ._sessions import list_sessions
+
+    asyncio.run(list_sessions(session_db, app_name, user))
+
+
+@sessions_app.command("show")
+def sessions_show(
+    session_id: SessionId,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: AppName = None,
+    user: UserName = None,
+    as_json: AsJson = False,
+) -> None:
+    """Show a session's transcript, with a summary line per invocation."""
+    from ._sessions import show_session
+
+    asyncio.run(show_session(session_db, session_id, app_name, user, as_json))
+
+
+@sessions_app.command("delete")
+def sessions_delete(
+    session_id: SessionId,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: AppName = None,
+    user: UserName = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")] = False,
+) -> None:
+    """Delete a session and its events."""
+    from ._sessions import delete_session
+
+    asyncio.run(delete_session(session_db, session_id, app_name, user, yes))

@@ -1,0 +1,120 @@
+"""Load the agent a command names: a Python file or a module path.
+
+``path/to/agent.py`` must define ``root_agent`` (``path/to/agent.py:attr``
+names another attribute); ``package.module:attr`` (or ``package.module``,
+meaning ``:root_agent``) is imported from ``sys.path`` and the current
+folder. A file's own folder is put on ``sys.path`` first, so an agent file
+can import its neighbours.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from ..agents.base_agent import BaseAgent
+from ..agents.llm_agent import LlmAgent
+from ..models.base import BaseLlm
+from ..models.registry import LlmRegistry
+from ._errors import CliError
+
+__all__ = ["ROOT_AGENT", "load_agent", "override_model"]
+
+ROOT_AGENT = "root_agent"
+_HINT = "pass a .py file that defines root_agent, or package.module:attr"
+
+
+def _split(spec: str) -> tuple[str, str]:
+    """``(target, attribute)``; a Windows drive colon is not an attribute separator."""
+    target, sep, attr = spec.rpartition(":")
+    if not sep or not attr.isidentifier():
+        return spec, ROOT_AGENT
+    return target, attr
+
+
+def _looks_like_path(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise CliError(f"agent file {str(path)!r} not found; {_HINT}")
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    name = f"steadyflow_agent_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CliError(f"cannot import {str(path)!r} as Python; {_HINT}")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        sys.modules.pop(name, None)
+        failure = f"{type(error).__name__}: {error}"
+        raise CliError(f"importing {str(path)!r} failed: {failure}") from error
+    return module
+
+
+def _import_module(name: str) -> ModuleType:
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name and name.startswith(error.name):
+            raise CliError(f"no module named {name!r}; {_HINT}") from error
+        raise CliError(f"importing {name!r} failed: {error}") from error
+    except Exception as error:
+        raise CliError(f"importing {name!r} failed: {type(error).__name__}: {error}") from error
+
+
+def load_agent(spec: str) -> BaseAgent:
+    """The agent ``spec`` names.
+
+    Raises:
+        CliError: the file or module is missing, fails to import, or has no
+            such attribute, or the attribute is not an agent.
+    """
+    if not spec.strip():
+        raise CliError(f"no agent given; {_HINT}")
+    target, attr = _split(spec.strip())
+    module = _import_file(Path(target)) if _looks_like_path(target) else _import_module(target)
+    where = target
+    if not hasattr(module, attr):
+        raise CliError(f"{where} defines no {attr!r}; add `{attr} = LlmAgent(...)` or name another")
+    agent = getattr(module, attr)
+    if not isinstance(agent, BaseAgent):
+        raise CliError(
+            f"{where}:{attr} is a {type(agent).__name__}, not an agent; make it an LlmAgent"
+        )
+    return agent
+
+
+def override_model(root: BaseAgent, name: str) -> BaseLlm:
+    """Resolve ``name`` now (so a bad one fails before the run) and give it to every LlmAgent.
+
+    Raises:
+        CliError: no registered pattern matches ``name``, or its provider's
+            extra is not installed.
+    """
+    try:
+        llm = LlmRegistry.resolve(name)
+    except ImportError as error:
+        raise CliError(f"model {name!r} needs an extra: {error}") from error
+    except ValueError as error:  # ModelNotFoundError is a ConfigurationError (ValueError)
+        message = " ".join(str(error).split())
+        raise CliError(f"unknown model {name!r}: {message}") from error
+    pending = [root]
+    while pending:
+        agent = pending.pop()
+        if isinstance(agent, LlmAgent):
+            agent.use_model(llm)
+        pending.extend(agent.sub_agents)
+    return llm

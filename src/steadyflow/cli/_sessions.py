@@ -1,0 +1,128 @@
+"""``steadyflow sessions list|show|delete``: what the session database holds.
+
+``list`` shows every session (of one app or user when asked) with its
+event count and last update; ``show`` prints a session's transcript, with a
+one-line summary of each invocation's stored trace; ``delete`` removes one,
+asking first on a terminal (``--yes`` skips the question; without a terminal
+it is required).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..sessions import BaseSessionService, Session
+from ..tracing import is_trace_event, trace_of
+from ._console import is_plain, make_console
+from ._errors import CliError
+from ._render import shorten
+from ._store import find_session, list_apps, open_store
+from ._timeline import summary_line
+
+__all__ = ["delete_session", "list_sessions", "show_session"]
+
+
+def _when(timestamp: float) -> str:
+    moment = datetime.datetime.fromtimestamp(timestamp).astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+async def _sessions_of(
+    service: BaseSessionService, app: str | None, user: str | None
+) -> list[Session]:
+    if app is not None:
+        return await service.list_sessions(app_name=app, user_id=user)
+    apps = await list_apps(service)
+    if not apps:
+        return []
+    found: list[Session] = []
+    for name in apps:
+        found.extend(await service.list_sessions(app_name=name, user_id=user))
+    return found
+
+
+async def list_sessions(url: str, app: str | None, user: str | None) -> None:
+    """Print the sessions as a table (newest last)."""
+    console = make_console()
+    async with open_store(url) as service:
+        if app is None and not hasattr(service, "engine"):
+            raise CliError("this session store cannot be searched; pass --app")
+        sessions = sorted(await _sessions_of(service, app, user), key=lambda s: s.last_update_time)
+    if not sessions:
+        console.print("no sessions" + (f" for app {escape(app)}" if app else ""))
+        return
+    table = Table(box=None if is_plain(console) else box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("session", "app", "user", "events", "updated"):
+        table.add_column(column, no_wrap=True, justify="right" if column == "events" else "left")
+    for s in sessions:
+        table.add_row(s.id, s.app_name, s.user_id, str(s.revision), _when(s.last_update_time))
+    console.print(table)
+
+
+def _print_event_lines(console: Console, session: Session) -> None:
+    for event in session.events:
+        stamp = _when(event.timestamp)[11:]
+        if is_trace_event(event):
+            trace = trace_of(event)
+            if trace is not None:
+                line = f"{stamp} [dim]· invocation {trace.invocation_id}: {summary_line(trace)}[/]"
+                console.print(line)
+            continue
+        for call in event.get_function_calls():
+            console.print(f"{stamp} {escape(event.author)} [cyan]→ {escape(call.name)}[/]", end="")
+            console.print(f"({escape(shorten(call.args))})")
+        for response in event.get_function_responses():
+            result = escape(shorten(response.response))
+            name = escape(response.name)
+            console.print(f"{stamp} {escape(event.author)} [cyan]← {name}[/] {result}")
+        if event.text:
+            console.print(f"{stamp} [bold]{escape(event.author)}:[/] {escape(event.text)}")
+        if event.error_code:
+            console.print(f"{stamp} [red]{escape(event.author)}: {escape(event.error_code)}[/]")
+
+
+async def show_session(
+    url: str, session_id: str, app: str | None, user: str | None, as_json: bool
+) -> None:
+    """Print one session: its transcript, or the whole session as JSON."""
+    async with open_store(url) as service:
+        session = await find_session(service, url, session_id, app, user)
+    if as_json:
+        sys.stdout.write(session.model_dump_json(indent=2) + "\n")
+        return
+    console = make_console()
+    console.print(
+        f"session {session.id} · app {escape(session.app_name)} · user "
+        f"{escape(session.user_id)} · {len(session.events)} events · updated "
+        f"{_when(session.last_update_time)}"
+    )
+    if session.state:
+        console.print(f"state: {escape(shorten(json.dumps(session.state, default=str), 300))}")
+    _print_event_lines(console, session)
+
+
+async def delete_session(
+    url: str, session_id: str, app: str | None, user: str | None, yes: bool
+) -> None:
+    """Delete one session after confirming (see the module docstring)."""
+    console = make_console()
+    async with open_store(url) as service:
+        session = await find_session(service, url, session_id, app, user)
+        if not yes:
+            if not sys.stdin.isatty():
+                raise CliError("refusing to delete without a terminal to ask; pass --yes")
+            question = f"delete session {session.id} ({len(session.events)} events)? [y/N] "
+            if console.input(question).strip().lower() not in ("y", "yes"):
+                console.print("kept")
+                return
+        await service.delete_session(
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        )
+    console.print(f"deleted session {session.id} ({len(session.events)} events)")

@@ -1,0 +1,153 @@
+"""The timeline of one invocation, drawn from its stored trace.
+
+One row per step, attempt, wait and tool call, each with its start, its
+duration and a bar placed on a shared time axis, so a retry storm or a slow
+tool is visible at a glance; then one summary line (attempts, retries, time
+spent waiting, tokens, budget). Used by ``steadyflow trace`` and the demo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..tracing import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
+from ._console import is_plain, uses_unicode
+
+__all__ = ["duration", "render_timeline", "summary_line", "waited"]
+
+_BAR_WIDTH = 32
+
+
+@dataclass(frozen=True)
+class _Row:
+    label: str
+    start: float | None
+    seconds: float | None
+    kind: str  # "ok" | "error" | "wait" | "tool" | "step"
+    detail: str
+
+
+def duration(seconds: float | None) -> str:
+    """``12 ms`` below a second, ``1.20 s`` above."""
+    if seconds is None:
+        return ""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def waited(trace: InvocationTrace) -> float:
+    """Seconds spent between attempts (backoff and Retry-After waits)."""
+    total = 0.0
+    for step in trace.steps:
+        for before, after in zip(step.attempts, step.attempts[1:], strict=False):
+            total += max(0.0, after.start - (before.end if before.end is not None else after.start))
+    return total
+
+
+def _attempt_detail(attempt: AttemptTrace, step: StepTrace, last: bool) -> str:
+    if attempt.status == "ok":
+        parts = ["ok"]
+        if last and step.input_tokens is not None:
+            parts.append(f"{step.input_tokens} in / {step.output_tokens or 0} out tokens")
+        if last and step.finish_reason:
+            parts.append(step.finish_reason)
+        return " · ".join(parts)
+    status = f"{attempt.status_code} " if attempt.status_code is not None else ""
+    detail = f"{status}{attempt.error_type or attempt.status}"
+    if attempt.retry_after is not None:
+        detail += f" · Retry-After {attempt.retry_after:g} s"
+    if attempt.outcome and attempt.outcome != "retry":
+        detail += f" · gave up: {attempt.outcome}"
+    return detail
+
+
+def _tool_row(tool: ToolTrace) -> _Row:
+    detail = tool.status if tool.error_type is None else f"{tool.status} · {tool.error_type}"
+    if tool.short_circuit:
+        detail = f"answered by {tool.short_circuit}"
+    seconds = None if tool.end is None else tool.end - tool.start
+    return _Row(f"  tool {tool.name}", tool.start, seconds, "tool", detail)
+
+
+def _step_rows(step: StepTrace) -> list[_Row]:
+    head = f"{step.agent} → {step.model}" if step.model else step.agent
+    if step.short_circuit == "before_model_callback":
+        head += " · answered by before_model_callback (no model call)"
+    elif step.short_circuit:
+        head += f" · answered by {step.short_circuit}"
+    seconds = None if step.end is None else step.end - step.start
+    rows = [_Row(f"step {step.number}", step.start, seconds, "step", head)]
+    previous: AttemptTrace | None = None
+    for attempt in step.attempts:
+        if previous is not None and previous.end is not None:
+            why = "Retry-After" if attempt.delay_from_retry_after else "backoff"
+            gap = attempt.start - previous.end
+            rows.append(_Row("  wait", previous.end, gap, "wait", f"{why} {attempt.delay:.2f} s"))
+        last = attempt is step.attempts[-1]
+        seconds = None if attempt.end is None else attempt.end - attempt.start
+        kind = "ok" if attempt.status == "ok" else "error"
+        detail = _attempt_detail(attempt, step, last)
+        rows.append(_Row(f"  attempt {attempt.number}", attempt.start, seconds, kind, detail))
+        previous = attempt
+    rows.extend(_tool_row(tool) for tool in step.tools)
+    return rows
+
+
+_GLYPHS = {
+    True: {"ok": "█", "error": "█", "wait": "░", "tool": "▒", "step": "─"},
+    False: {"ok": "#", "error": "x", "wait": ".", "tool": "=", "step": "-"},
+}
+_STYLES = {"ok": "green", "error": "red", "wait": "yellow", "tool": "cyan", "step": "dim"}
+
+
+def _bar(row: _Row, total: float, unicode: bool) -> Text:
+    if row.start is None or row.seconds is None or total <= 0:
+        return Text("")
+    scale = _BAR_WIDTH / total
+    begin = min(_BAR_WIDTH - 1, int(row.start * scale))
+    length = max(1, min(_BAR_WIDTH - begin, round(row.seconds * scale)))
+    return Text(" " * begin) + Text(_GLYPHS[unicode][row.kind] * length, style=_STYLES[row.kind])
+
+
+def summary_line(trace: InvocationTrace) -> str:
+    """Steps, attempts, retries, waits, tools, tokens, budget and outcome in one line."""
+    tools = sum(len(step.tools) for step in trace.steps)
+    budget = f"{trace.budget_used}/{trace.budget_limit}" if trace.budget_limit > 0 else "off"
+    status = trace.status if trace.error_type is None else f"{trace.status} ({trace.error_type})"
+    parts = [
+        f"{len(trace.steps)} steps",
+        f"{trace.attempts} attempts ({trace.retries} retries, waited {waited(trace):.2f} s)",
+        f"{tools} tool call{'' if tools == 1 else 's'}",
+        f"{trace.input_tokens} in / {trace.output_tokens} out tokens",
+        f"budget {budget} LLM calls",
+        f"{status} in {duration(trace.duration)}",
+    ]
+    return " · ".join(parts)
+
+
+def render_timeline(console: Console, trace: InvocationTrace) -> RenderableType:
+    """The table and summary for ``trace``, styled for ``console``."""
+    plain, unicode = is_plain(console), uses_unicode(console)
+    table = Table(
+        box=None if plain else box.SIMPLE_HEAD,
+        title=None if plain else f"invocation {trace.invocation_id}",
+        title_justify="left",
+        pad_edge=False,
+    )
+    for name, justify in (("what", "left"), ("start", "right"), ("took", "right")):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    table.add_column("timeline", no_wrap=True, min_width=_BAR_WIDTH)
+    table.add_column("detail")
+    total = trace.duration or 0.0
+    for step in trace.steps:
+        for row in _step_rows(step):
+            start = "" if row.start is None else f"{row.start:.3f}"
+            label = Text(row.label, style="bold" if row.kind == "step" else "")
+            bar = _bar(row, total, unicode)
+            table.add_row(label, start, duration(row.seconds), bar, row.detail)
+    header = Text(f"invocation {trace.invocation_id}") if plain else Text("")
+    return Group(header, table, Text(summary_line(trace), style="bold"))
