@@ -220,10 +220,17 @@ class Runner:
         ctx = self._context(session, run_config, None)
         ctx.live_request_queue = live_request_queue
         agent = _agent_to_run(self.agent, session)
-        async for event in agent.run_live(ctx.for_agent(agent)):
-            if not event.partial:
-                event = await self.session_service.append_event(session, event)
-            yield event
+        error: BaseException | None = None
+        try:
+            async for event in agent.run_live(ctx.for_agent(agent)):
+                if not event.partial:
+                    event = await self.session_service.append_event(session, event)
+                yield event
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            await self._store_trace(session, ctx, error)
 
     async def close(self) -> None:
         """Close the session store's connections."""

@@ -5,11 +5,22 @@ from pathlib import Path
 
 import pytest
 
-from steadyflow import LlmAgent, LlmCallsLimitExceededError, RetryConfig, RunConfig, Runner
+from steadyflow import (
+    Content,
+    InMemoryRunner,
+    LlmAgent,
+    LlmCallsLimitExceededError,
+    RetryConfig,
+    RunConfig,
+    Runner,
+    StreamingMode,
+)
+from steadyflow.live_request_queue import LiveRequestQueue
 from steadyflow.models import LlmResponse
 from steadyflow.sessions import open_session_service
 from steadyflow.testing import FakeClock, ScriptedLlm, call, fake_clock, http_error, run_turn
 from steadyflow.tracing import TRACE_AUTHOR, InvocationTrace, is_trace_event, traces_in
+from tests.test_runner import LiveModel
 
 RETRY3 = RunConfig(max_llm_calls=10, retry_config=RetryConfig(max_attempts=3, jitter_ratio=0.0))
 
@@ -177,3 +188,21 @@ async def test_sqlite_stores_and_returns_the_trace_unchanged(tmp_path: Path) -> 
     await reopened.close()
     (trace,) = traces_in(stored.events)
     assert [a.status for a in trace.steps[0].attempts] == ["error", "ok"]
+
+
+async def test_a_live_invocation_stores_its_trace_too() -> None:
+    runner = InMemoryRunner(LlmAgent(name="a", model=LiveModel()))
+    session = await runner.create_session(user_id="u")
+    queue = LiveRequestQueue()
+    queue.send_content(Content.from_text("hello"))
+    queue.close()
+    config = RunConfig(streaming_mode=StreamingMode.BIDI, max_llm_calls=3)
+    async for _ in runner.run_live(
+        user_id="u", session_id=session.id, live_request_queue=queue, run_config=config
+    ):
+        pass
+    stored = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id="u", session_id=session.id
+    )
+    (trace,) = traces_in(stored.events)
+    assert (trace.status, trace.budget_used, trace.budget_limit) == ("ok", 1, 3)
