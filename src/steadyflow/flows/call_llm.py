@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, cast
 
 from ..context import CallbackContext, InvocationContext
 from ..errors import LlmCallsLimitExceededError
+from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..retry.classify import error_chain
 from ..retry.executor import generate_with_retries
 from ..run_config import StreamingMode
-from ..tracing import StepTrace
+from ..tracing import ModelCallRecorder, StepTrace
 from .callbacks import run_callbacks
 
 if TYPE_CHECKING:
@@ -45,6 +46,20 @@ async def _after_model(
         agent.after_model_callbacks, callback_context=callback_context, llm_response=response
     )
     return response if replaced is None else cast(LlmResponse, replaced)
+
+
+def _observer(
+    ctx: InvocationContext, llm: BaseLlm, request: LlmRequest, step: StepTrace | None
+) -> ModelCallRecorder:
+    """What records this call's attempts in the invocation's trace, spans and metrics."""
+    return ctx.trace.model_call(
+        step,
+        request,
+        provider=llm.provider,
+        model=request.model or llm.model,
+        conversation_id=ctx.session.id,
+        respect_retry_after=ctx.run_config.retry_config.respect_retry_after,
+    )
 
 
 async def call_llm(
@@ -73,14 +88,7 @@ async def call_llm(
             return
     llm = agent.canonical_model
     stream = ctx.run_config.streaming_mode is StreamingMode.SSE
-    observer = ctx.trace.model_call(
-        step,
-        request,
-        provider=llm.provider,
-        model=request.model or llm.model,
-        conversation_id=ctx.session.id,
-        respect_retry_after=ctx.run_config.retry_config.respect_retry_after,
-    )
+    observer = _observer(ctx, llm, request, step)
     try:
         async for response in generate_with_retries(
             llm,
