@@ -67,7 +67,7 @@ async def test_disabled_by_default_a_503_fails_the_turn_after_one_attempt(testin
     assert (llm.calls, testing_clock.sleeps) == (1, [])
 
 
-async def test_503_then_success_gives_one_event_and_stores_no_trace_of_the_failure(
+async def test_503_then_success_gives_one_event_and_stores_no_event_from_the_failure(
     testing_clock,
 ) -> None:
     spy = Spy()
