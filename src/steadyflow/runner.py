@@ -116,7 +116,7 @@ class Runner:
             budget=LlmCallBudget(run_config.max_llm_calls),
         )
 
-    async def run_async(
+    def run_async(
         self,
         *,
         user_id: str,
@@ -131,14 +131,33 @@ class Runner:
         message = Content.from_text(new_message) if isinstance(new_message, str) else new_message
         if not message.parts:
             raise ValueError("new_message has no parts")
+        return self._invoke(user_id, session_id, run_config, message, None)
+
+    async def _invoke(
+        self,
+        user_id: str,
+        session_id: str,
+        run_config: RunConfig,
+        message: Content | None,
+        live_request_queue: LiveRequestQueue | None,
+    ) -> AsyncIterator[Event]:
+        """One invocation: a user message (``run_async``) or a live queue (``run_live``).
+
+        Each complete event is stored before it is yielded; the invocation's
+        trace is stored last, whatever ended it.
+        """
         session = await self._load(user_id, session_id)
         ctx = self._context(session, run_config, message)
-        user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
-        await self.session_service.append_event(session, user_event)
+        if message is not None:
+            user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
+            await self.session_service.append_event(session, user_event)
+        ctx.live_request_queue = live_request_queue
         agent = _agent_to_run(self.agent, session)
+        agent_ctx = ctx.for_agent(agent)
+        events = agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
         error: BaseException | None = None
         try:
-            async for event in agent.run_async(ctx.for_agent(agent)):
+            async for event in events:
                 if not event.partial:
                     event = await self.session_service.append_event(session, event)
                 yield event
@@ -206,7 +225,7 @@ class Runner:
                 # Connections belong to this loop: close them before it ends.
                 loop.run(self.session_service.close())
 
-    async def run_live(
+    def run_live(
         self,
         *,
         user_id: str,
@@ -216,21 +235,7 @@ class Runner:
     ) -> AsyncIterator[Event]:
         """Run a live (BIDI) invocation fed by ``live_request_queue``."""
         run_config = run_config or RunConfig(streaming_mode=StreamingMode.BIDI)
-        session = await self._load(user_id, session_id)
-        ctx = self._context(session, run_config, None)
-        ctx.live_request_queue = live_request_queue
-        agent = _agent_to_run(self.agent, session)
-        error: BaseException | None = None
-        try:
-            async for event in agent.run_live(ctx.for_agent(agent)):
-                if not event.partial:
-                    event = await self.session_service.append_event(session, event)
-                yield event
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            await self._store_trace(session, ctx, error)
+        return self._invoke(user_id, session_id, run_config, None, live_request_queue)
 
     async def close(self) -> None:
         """Close the session store's connections."""
