@@ -2,7 +2,7 @@
 
 Needs the ``cli`` extra (Typer and Rich): ``pip install 'steadyflow[cli]'``.
 ``python -m steadyflow`` runs it too. Commands: ``run``, ``demo``,
-``sessions list|show|delete``, ``trace``, ``dump-request``, ``emulate``.
+``sessions list|show|delete``, ``trace``, ``dump-request``, ``emulate``, ``serve``.
 """
 
 from __future__ import annotations

@@ -193,6 +193,61 @@ def dump_request(
     asyncio.run(dump(agent, session, session_db, app_name, user, model, message))
 
 
+@app.command()
+def serve(
+    agent: AgentSpec,
+    host: Annotated[
+        str, typer.Option(help="Interface to bind (0.0.0.0: every one).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one).")] = 8000,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    auth_token: Annotated[
+        str | None,
+        typer.Option(
+            help="Require 'Authorization: Bearer TOKEN' on every endpoint but /health.",
+            envvar="STEADYFLOW_AUTH_TOKEN",
+            show_default=False,
+        ),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model for every agent.")] = None,
+    app_name: Annotated[
+        str | None, typer.Option("--app", help="App name in URLs and sessions (default: agent's).")
+    ] = None,
+    max_llm_calls_limit: Annotated[
+        int, typer.Option(help="The most max_llm_calls a request may ask for.")
+    ] = 100,
+    max_llm_calls: Annotated[
+        int, typer.Option(help="Provider attempts per turn when a request names none.")
+    ] = 25,
+    retry_attempts_limit: Annotated[
+        int, typer.Option(help="The most retry_max_attempts a request may ask for.")
+    ] = 5,
+    retry_attempts: Annotated[
+        int, typer.Option(help="Attempts per model call when a request names none.")
+    ] = 3,
+    log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "info",
+) -> None:
+    """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /."""
+    from ._serve import ServeOptions, serve_command
+
+    serve_command(
+        ServeOptions(
+            agent=agent,
+            host=host,
+            port=port,
+            session_db=session_db,
+            auth_token=auth_token,
+            model=model,
+            app=app_name,
+            max_llm_calls_limit=max_llm_calls_limit,
+            max_llm_calls=max_llm_calls,
+            retry_attempts_limit=retry_attempts_limit,
+            retry_attempts=retry_attempts,
+            log_level=log_level,
+        )
+    )
+
+
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     add_help_option=False,

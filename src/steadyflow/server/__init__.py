@@ -21,6 +21,7 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
 
 from ._app import create_app
 from ._limits import ServerLimits
+from ._serve import serve, serve_async
 from ._turns import TurnRegistry
 
-__all__ = ["ServerLimits", "TurnRegistry", "create_app"]
+__all__ = ["ServerLimits", "TurnRegistry", "create_app", "serve", "serve_async"]

@@ -54,14 +54,14 @@ class ServerLimits:
         if self.default_max_llm_calls > self.max_llm_calls:
             raise ValueError(
                 f"ServerLimits.default_max_llm_calls ({self.default_max_llm_calls}) must be "
-                f"<= max_llm_calls ({self.max_llm_calls})"
+                f"<= ServerLimits.max_llm_calls ({self.max_llm_calls})"
             )
         if not isinstance(self.retry_config, RetryConfig):
             raise ValueError(f"ServerLimits.retry_config must be a RetryConfig, got {self!r}")
         if self.retry_config.max_attempts > self.max_retry_attempts:
             raise ValueError(
                 f"ServerLimits.retry_config.max_attempts ({self.retry_config.max_attempts}) "
-                f"must be <= max_retry_attempts ({self.max_retry_attempts})"
+                f"must be <= ServerLimits.max_retry_attempts ({self.max_retry_attempts})"
             )
         interval = self.sse_ping_interval
         if isinstance(interval, bool) or not isinstance(interval, int | float) or interval <= 0:

@@ -22,7 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..events import Event
 from .state import split_delta
 
-__all__ = ["BaseSessionService", "Session", "apply_event_locally", "event_as_stored"]
+__all__ = [
+    "BaseSessionService",
+    "Session",
+    "apply_event_locally",
+    "event_as_stored",
+    "mark_appended",
+]
 
 
 class Session(BaseModel):
@@ -45,6 +51,8 @@ class Session(BaseModel):
 
 def event_as_stored(event: Event) -> Event:
     """``event`` as a store keeps it: ``temp:`` keys dropped from its state delta."""
+    if not event.actions.state_delta:
+        return event
     scoped = split_delta(event.actions.state_delta)
     if not scoped.temp:
         return event
@@ -58,12 +66,25 @@ def apply_event_locally(session: Session, event: Event) -> Event:
     Returns the event as stored: ``temp:`` keys are kept in the copy's state
     for the rest of the invocation but dropped from the stored delta.
     """
-    session.state.update(event.actions.state_delta)
-    event = event_as_stored(event)
+    if event.actions.state_delta:
+        session.state.update(event.actions.state_delta)
+        event = event_as_stored(event)
     session.events.append(event)
-    session.revision += 1
-    session.last_update_time = event.timestamp
+    mark_appended(session, session.revision + 1, event.timestamp)
     return event
+
+
+def mark_appended(session: Session, revision: int, update_time: float) -> None:
+    """Set ``revision`` and ``last_update_time`` after an append.
+
+    Written to the model's fields directly, as pydantic's ``__setattr__`` does
+    for a model without assignment validation, minus its dispatch: stores do
+    this on every append.
+    """
+    fields = session.__dict__
+    fields["revision"] = revision
+    fields["last_update_time"] = update_time
+    session.__pydantic_fields_set__.update(("revision", "last_update_time"))
 
 
 class BaseSessionService(ABC):

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import SessionError, StaleSessionError
 from ..events import Event
-from .base import BaseSessionService, Session, apply_event_locally
+from .base import BaseSessionService, Session, apply_event_locally, mark_appended
 from .state import split_delta
 
 __all__ = ["InMemorySessionService"]
@@ -85,15 +85,20 @@ class InMemorySessionService(BaseSessionService):
         if stored.revision != session.revision:
             raise StaleSessionError(session.id, session.revision, stored.revision)
         event = apply_event_locally(session, event)
-        scoped = split_delta(event.actions.state_delta)
-        stored.state.update(scoped.session)
-        self._app_state.setdefault(session.app_name, {}).update(scoped.app)
-        self._user_state.setdefault((session.app_name, session.user_id), {}).update(scoped.user)
+        if event.actions.state_delta:
+            self._store_delta(stored, event.actions.state_delta)
         stored.events.append(event)
-        stored.revision = session.revision
-        stored.last_update_time = event.timestamp
+        mark_appended(stored, session.revision, event.timestamp)
         self._event_ids[key].add(event.id)
         return event
+
+    def _store_delta(self, stored: Session, delta: dict[str, Any]) -> None:
+        scoped = split_delta(delta)
+        stored.state.update(scoped.session)
+        if scoped.app:
+            self._app_state.setdefault(stored.app_name, {}).update(scoped.app)
+        if scoped.user:
+            self._user_state.setdefault((stored.app_name, stored.user_id), {}).update(scoped.user)
 
     def _copy(self, stored: Session, *, with_events: bool = True) -> Session:
         state = dict(stored.state)

@@ -1,0 +1,88 @@
+"""``steadyflow serve AGENT``: the HTTP API and trace viewer for one agent, with uvicorn.
+
+The agent is loaded the way ``run`` loads it; the operator's limits become
+``ServerLimits`` (bad values are a one-line error naming the flag). The
+token comes from ``--auth-token`` or ``STEADYFLOW_AUTH_TOKEN`` and is never
+printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..retry.config import RetryConfig
+from ._errors import CliError
+from ._loader import load_agent, override_model
+
+__all__ = ["AUTH_TOKEN_ENV", "ServeOptions", "serve_command"]
+
+AUTH_TOKEN_ENV = "STEADYFLOW_AUTH_TOKEN"
+
+_FLAGS = {
+    "max_llm_calls": "--max-llm-calls-limit",
+    "default_max_llm_calls": "--max-llm-calls",
+    "max_retry_attempts": "--retry-attempts-limit",
+    "retry_config.max_attempts": "--retry-attempts",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServeOptions:
+    """The ``serve`` command's flags."""
+
+    agent: str
+    host: str
+    port: int
+    session_db: str
+    auth_token: str | None
+    model: str | None
+    app: str | None
+    max_llm_calls_limit: int
+    max_llm_calls: int
+    retry_attempts_limit: int
+    retry_attempts: int
+    log_level: str
+
+
+def _flag_error(error: ValueError) -> CliError:
+    """A ``ServerLimits`` error, naming the flag instead of the field."""
+    message = str(error)
+    for field, flag in _FLAGS.items():
+        message = message.replace(f"ServerLimits.{field}", flag)
+    return CliError(message)
+
+
+def serve_command(options: ServeOptions) -> None:
+    """Load the agent and serve it until interrupted."""
+    try:
+        from ..server import ServerLimits, serve
+    except ImportError as error:
+        raise CliError(
+            f"steadyflow serve needs the server extra ({error}): pip install 'steadyflow[server]'"
+        ) from error
+    if options.auth_token is not None and not options.auth_token.strip():
+        raise CliError(f"--auth-token (or {AUTH_TOKEN_ENV}) is empty; set a token or unset it")
+    if options.retry_attempts < 1:
+        raise CliError(f"--retry-attempts must be >= 1, got {options.retry_attempts}")
+    try:
+        limits = ServerLimits(
+            max_llm_calls=options.max_llm_calls_limit,
+            default_max_llm_calls=options.max_llm_calls,
+            max_retry_attempts=options.retry_attempts_limit,
+            retry_config=RetryConfig(max_attempts=options.retry_attempts),
+        )
+    except ValueError as error:
+        raise _flag_error(error) from None
+    agent = load_agent(options.agent)
+    if options.model:
+        override_model(agent, options.model)
+    serve(
+        agent,
+        session_url=options.session_db,
+        host=options.host,
+        port=options.port,
+        limits=limits,
+        auth_token=options.auth_token,
+        app_name=options.app,
+        log_level=options.log_level,
+    )

@@ -1,0 +1,91 @@
+"""``serve``: run an agent's server with uvicorn until interrupted (``steadyflow serve``).
+
+The store is opened from a URL and closed when the server stops. The bound
+address is logged by uvicorn (``Uvicorn running on http://host:port``, the
+real port when ``port=0``). Binding beyond loopback without a token is
+allowed (a private network may be the guard) but logged as a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import uvicorn
+
+from ..agents.base_agent import BaseAgent
+from ..sessions.url import open_session_service
+from ._app import create_app
+from ._limits import ServerLimits
+
+__all__ = ["serve", "serve_async"]
+
+logger = logging.getLogger("steadyflow.server")
+
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+async def serve_async(
+    agent: BaseAgent,
+    *,
+    session_url: str,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    limits: ServerLimits | None = None,
+    auth_token: str | None = None,
+    app_name: str | None = None,
+    log_level: str = "info",
+) -> None:
+    """Serve ``agent`` on ``host:port`` until the process is told to stop.
+
+    Args:
+        agent: the root agent.
+        session_url: the session store (see ``open_session_service``);
+            PostgreSQL lets several processes share sessions.
+        host: the interface to bind (loopback by default).
+        port: the TCP port (0 picks a free one).
+        limits: the operator's ceilings for per-request settings.
+        auth_token: require ``Authorization: Bearer <token>`` (never logged).
+        app_name: the app's name in URLs (default: the agent's name).
+        log_level: uvicorn's log level.
+    """
+    store = open_session_service(session_url)
+    app = create_app(agent, store, limits, auth_token=auth_token, app_name=app_name)
+    if auth_token is None and host not in _LOOPBACK:
+        logger.warning(
+            "serving on %s without an auth token: anyone who can reach it can run the agent",
+            host,
+        )
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, ws="none", timeout_graceful_shutdown=10
+    )
+    try:
+        await uvicorn.Server(config).serve()
+    finally:
+        await store.close()
+
+
+def serve(
+    agent: BaseAgent,
+    *,
+    session_url: str,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    limits: ServerLimits | None = None,
+    auth_token: str | None = None,
+    app_name: str | None = None,
+    log_level: str = "info",
+) -> None:
+    """Blocking twin of ``serve_async``, for scripts and the command line."""
+    asyncio.run(
+        serve_async(
+            agent,
+            session_url=session_url,
+            host=host,
+            port=port,
+            limits=limits,
+            auth_token=auth_token,
+            app_name=app_name,
+            log_level=log_level,
+        )
+    )
