@@ -1,4 +1,6 @@
 import importlib
+import subprocess
+import sys
 
 import steadyflow
 
@@ -41,15 +43,21 @@ def test_all_is_sorted_and_matches_the_public_names():
     assert set(steadyflow.__all__) == public
 
 
-def test_importing_steadyflow_imports_no_provider_sdk():
-    import subprocess
-    import sys
-
+def test_loading_every_public_name_imports_no_provider_sdk():
     code = (
-        "import sys, steadyflow;"
+        "import sys; from steadyflow import *;"
         "sdks=('openai','anthropic','google.genai','sqlalchemy','redis');"
         "bad=[m for m in sdks if m in sys.modules];"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_importing_steadyflow_defers_its_submodules_until_a_name_is_used():
+    code = (
+        "import sys, steadyflow;"
+        "print(sorted(m for m in sys.modules if m.startswith(('steadyflow.', 'pydantic'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -5,49 +5,107 @@ The curated public API. Extension points live in the public subpackages:
 ``steadyflow.sessions`` and ``steadyflow.testing``.
 """
 
-from .agents.base_agent import BaseAgent
-from .agents.llm_agent import LlmAgent
-from .context import CallbackContext, InvocationContext, ToolContext
-from .errors import (
-    AgentNotFoundError,
-    CircuitOpenError,
-    ConfigurationError,
-    LlmCallsLimitExceededError,
-    MissingStateKeyError,
-    ModelConnectionError,
-    ModelError,
-    ModelHTTPError,
-    ModelNotFoundError,
-    ModelResponseError,
-    ModelTimeoutError,
-    SchemaVersionError,
-    SessionError,
-    SessionNotFoundError,
-    StaleSessionError,
-    SteadyflowError,
-)
-from .events import Event, EventActions
-from .history.policy import Compaction, HistoryPolicy
-from .live_request_queue import LiveRequest, LiveRequestQueue
-from .retry.config import RetryConfig
-from .run_config import RunConfig, StreamingMode
-from .runner import InMemoryRunner, Runner
-from .sessions.base import BaseSessionService, Session
-from .sessions.in_memory import InMemorySessionService
-from .tools.base_tool import BaseTool
-from .tools.function_tool import FunctionTool, LongRunningFunctionTool
-from .types import (
-    Blob,
-    Content,
-    FunctionCall,
-    FunctionDeclaration,
-    FunctionResponse,
-    GenerateContentConfig,
-    Part,
-    UsageMetadata,
-)
+from __future__ import annotations
+
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from .agents.base_agent import BaseAgent
+    from .agents.llm_agent import LlmAgent
+    from .context import CallbackContext, InvocationContext, ToolContext
+    from .errors import (
+        AgentNotFoundError,
+        CircuitOpenError,
+        ConfigurationError,
+        LlmCallsLimitExceededError,
+        MissingStateKeyError,
+        ModelConnectionError,
+        ModelError,
+        ModelHTTPError,
+        ModelNotFoundError,
+        ModelResponseError,
+        ModelTimeoutError,
+        SchemaVersionError,
+        SessionError,
+        SessionNotFoundError,
+        StaleSessionError,
+        SteadyflowError,
+    )
+    from .events import Event, EventActions
+    from .history.policy import Compaction, HistoryPolicy
+    from .live_request_queue import LiveRequest, LiveRequestQueue
+    from .retry.config import RetryConfig
+    from .run_config import RunConfig, StreamingMode
+    from .runner import InMemoryRunner, Runner
+    from .sessions.base import BaseSessionService, Session
+    from .sessions.in_memory import InMemorySessionService
+    from .tools.base_tool import BaseTool
+    from .tools.function_tool import FunctionTool, LongRunningFunctionTool
+    from .types import (
+        Blob,
+        Content,
+        FunctionCall,
+        FunctionDeclaration,
+        FunctionResponse,
+        GenerateContentConfig,
+        Part,
+        UsageMetadata,
+    )
 
 __version__ = "0.1.0"
+
+# Public name -> the submodule defining it. Loaded on first access (PEP 562), so
+# ``import steadyflow`` stays cheap and a script pays only for what it uses.
+_LAZY: dict[str, str] = {
+    "AgentNotFoundError": "errors",
+    "BaseAgent": "agents.base_agent",
+    "BaseSessionService": "sessions.base",
+    "BaseTool": "tools.base_tool",
+    "Blob": "types",
+    "CallbackContext": "context",
+    "CircuitOpenError": "errors",
+    "Compaction": "history.policy",
+    "ConfigurationError": "errors",
+    "Content": "types",
+    "Event": "events",
+    "EventActions": "events",
+    "FunctionCall": "types",
+    "FunctionDeclaration": "types",
+    "FunctionResponse": "types",
+    "FunctionTool": "tools.function_tool",
+    "GenerateContentConfig": "types",
+    "HistoryPolicy": "history.policy",
+    "InMemoryRunner": "runner",
+    "InMemorySessionService": "sessions.in_memory",
+    "InvocationContext": "context",
+    "LiveRequest": "live_request_queue",
+    "LiveRequestQueue": "live_request_queue",
+    "LlmAgent": "agents.llm_agent",
+    "LlmCallsLimitExceededError": "errors",
+    "LongRunningFunctionTool": "tools.function_tool",
+    "MissingStateKeyError": "errors",
+    "ModelConnectionError": "errors",
+    "ModelError": "errors",
+    "ModelHTTPError": "errors",
+    "ModelNotFoundError": "errors",
+    "ModelResponseError": "errors",
+    "ModelTimeoutError": "errors",
+    "Part": "types",
+    "RetryConfig": "retry.config",
+    "RunConfig": "run_config",
+    "Runner": "runner",
+    "SchemaVersionError": "errors",
+    "Session": "sessions.base",
+    "SessionError": "errors",
+    "SessionNotFoundError": "errors",
+    "StaleSessionError": "errors",
+    "SteadyflowError": "errors",
+    "StreamingMode": "run_config",
+    "ToolContext": "context",
+    "UsageMetadata": "types",
+}
+
 
 __all__ = [
     "AgentNotFoundError",
@@ -97,3 +155,18 @@ __all__ = [
     "ToolContext",
     "UsageMetadata",
 ]
+
+
+def __getattr__(name: str) -> typing.Any:
+    """Import a public name's submodule on first access and cache the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the public names too, loaded or not."""
+    return sorted(set(globals()) | set(__all__))
