@@ -145,20 +145,38 @@ class CallbackContext:
 
     Attributes:
         invocation_context: the running invocation (read-only use expected).
-        actions: the actions of the event being built; state writes go to
-            ``actions.state_delta``.
+
+    ``actions`` and ``state`` are built on first use: most steps and tool
+    calls never touch them.
     """
 
     def __init__(
         self, invocation_context: InvocationContext, actions: EventActions | None = None
     ) -> None:
         self.invocation_context = invocation_context
-        self.actions = actions if actions is not None else EventActions()
-        self._state = State(invocation_context.session.state, self.actions.state_delta)
+        self._actions = actions
+        self._state: State | None = None
+
+    @property
+    def actions(self) -> EventActions:
+        """The actions of the event being built; state writes go to ``actions.state_delta``."""
+        if self._actions is None:
+            self._actions = EventActions()
+        return self._actions
+
+    @actions.setter
+    def actions(self, actions: EventActions) -> None:
+        self._actions = actions
+
+    def pending_actions(self) -> EventActions | None:
+        """The actions if anything used them yet, else None (nothing was written)."""
+        return self._actions
 
     @property
     def state(self) -> State:
         """Session state with this callback's pending writes."""
+        if self._state is None:
+            self._state = State(self.invocation_context.session.state, self.actions.state_delta)
         return self._state
 
     @property

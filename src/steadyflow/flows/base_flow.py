@@ -135,7 +135,7 @@ class BaseLlmFlow:
         """Turn one response into events, running its tool calls when complete."""
         for processor in self.response_processors:
             response = await processor.process(ctx, response)
-        event = response_to_event(ctx, response, callback_context.actions)
+        event = response_to_event(ctx, response, callback_context.pending_actions())
         if event is None:
             return
         if event.partial:

@@ -75,7 +75,7 @@ async def _run_tool(
 
 async def _call_one(
     ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool], step: StepTrace | None
-) -> tuple[Part | None, EventActions]:
+) -> tuple[Part | None, EventActions | None]:
     """One call inside its ``execute_tool`` span and trace record."""
     with ctx.trace.tool_call(step, call.name, call.id, ctx.agent_span) as scope:
         scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
@@ -87,7 +87,7 @@ async def _call_one(
 
 async def _dispatch(
     ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool], scope: ToolCallScope
-) -> tuple[Part | None, EventActions]:
+) -> tuple[Part | None, EventActions | None]:
     agent = cast("LlmAgent", ctx.agent)
     tool_context = ToolContext(ctx, function_call_id=call.id)
     tool = tools.get(call.name)
@@ -104,7 +104,7 @@ async def _dispatch(
         else:
             result = await _run_tool(tool, call, tool_context, scope)
         if result is None and tool.is_long_running:
-            return None, tool_context.actions
+            return None, tool_context.pending_actions()
         replaced = await run_callbacks(
             agent.after_tool_callbacks,
             tool=tool,
@@ -115,12 +115,15 @@ async def _dispatch(
         if replaced is not None:
             result = replaced
     part = Part.from_function_response(call.name, _as_response_dict(result), id=call.id)
-    return part, tool_context.actions
+    return part, tool_context.pending_actions()
 
 
-def _merge(actions: list[EventActions]) -> EventActions:
+def _merge(actions: list[EventActions | None]) -> EventActions:
+    """The calls' actions as one (None: a call that never used its actions)."""
     merged = EventActions()
     for item in actions:
+        if item is None:
+            continue
         merged.state_delta.update(item.state_delta)
         merged.transfer_to_agent = item.transfer_to_agent or merged.transfer_to_agent
         merged.escalate = merged.escalate or item.escalate

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, cast
 
-from ..context import CallbackContext, InvocationContext
+from ..context import InvocationContext
 from ..events import Event
 from ..live_request_queue import LiveRequestQueue
 from ..models.base import BaseLlmConnection
@@ -52,7 +52,7 @@ async def run_live(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncIterator[E
     tools = flow.tools_for(ctx)
     try:
         async for response in connection.receive():
-            event = response_to_event(ctx, response, CallbackContext(ctx).actions)
+            event = response_to_event(ctx, response, None)
             if event is None:
                 continue
             if not event.partial and event.get_function_calls():
