@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from typing import Any
+from unittest.mock import ANY
 
 import httpx
 import pytest
@@ -161,6 +162,8 @@ async def test_a_client_that_disconnects_cancels_its_turn(route: str):
         followup = await client.post("/run", json=run_body(session_id, "again"))
     assert model.finished_calls == 0
     assert stored is not None
-    assert [e.author for e in stored.events if e.author != "steadyflow"] == ["user"]
+    assert [e.author for e in stored.events] == ["user", "steadyflow"]
+    assert stored.events[1].custom_metadata == {"steadyflow.trace": ANY}
+    assert stored.events[1].custom_metadata["steadyflow.trace"]["status"] == "cancelled"
     assert followup.status_code == 200
     assert followup.json()["events"][0]["content"]["parts"][0]["text"] == "fresh answer"

@@ -67,11 +67,17 @@ function bar(kind, start, end, scale, text) {
   return h("div", { class: `bar ${kind}`, style: { left: scale(start), width: scale(Math.max(end - start, 0)) }, title: text ?? "" });
 }
 
-// A bar's text: after its end, or before its start when the bar ends far right.
+// A bar's text: after its end, else before its start, else inside it (long bars).
 function label(text, start, end, span, scale, kind = "") {
-  const flip = end / span > 0.6;
-  const place = flip ? { right: `calc(100% - ${scale(start)})` } : { left: scale(end) };
-  return h("span", { class: `bar-label ${kind} ${flip ? "flip" : ""}`, style: place }, text);
+  let place = "after";
+  if (end / span > 0.6) place = start / span >= 0.35 ? "before" : "inside";
+  const style =
+    place === "after"
+      ? { left: scale(end) }
+      : place === "before"
+        ? { right: `calc(100% - ${scale(start)})` }
+        : { left: scale(start), width: scale(end - start) };
+  return h("span", { class: `bar-label ${kind} ${place}`, style }, text);
 }
 
 function attemptRow(attempt, scale, span) {
