@@ -9,7 +9,6 @@ gets, with state writes recorded as a delta on the event being built.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import logging
 import os
@@ -89,7 +88,7 @@ class InvocationContext:
         """A context for ``agent`` in the same invocation (self when nothing changes)."""
         if agent is self.agent and (branch is None or branch == self.branch):
             return self
-        clone = copy.copy(self)
+        clone = self._copy()
         clone.agent = agent
         if branch is not None:
             clone.branch = branch
@@ -97,8 +96,14 @@ class InvocationContext:
 
     def with_agent_span(self, span: Span) -> InvocationContext:
         """A copy for the same agent whose model and tool spans go under ``span``."""
-        clone = copy.copy(self)
+        clone = self._copy()
         clone.agent_span = span
+        return clone
+
+    def _copy(self) -> InvocationContext:
+        """A shallow copy (what ``copy.copy`` makes, without its protocol lookups)."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
         return clone
 
 
