@@ -111,6 +111,13 @@ class BaseLlmFlow:
             request = await self.preprocess(ctx)
             callback_context = CallbackContext(ctx)
             async for response in call_llm(ctx, request, callback_context, step):
+                if response.partial and not self.response_processors:
+                    # Streamed chunks: one event each, without a postprocess generator.
+                    partial = response_to_event(ctx, response, None)
+                    if partial is not None:
+                        outcome.last_event = partial
+                        yield partial
+                    continue
                 async for event in self.postprocess(ctx, response, callback_context, outcome, step):
                     outcome.last_event = event
                     yield event
@@ -141,14 +148,15 @@ class BaseLlmFlow:
         if event.partial:
             yield event
             return
-        tools = self.tools_for(ctx)
-        if event.get_function_calls():
+        has_calls = bool(event.get_function_calls())
+        if has_calls:
+            tools = self.tools_for(ctx)
             assign_call_ids(event)
             event.long_running_tool_ids = long_running_ids(event, tools) or None
         yield event
         if event.actions.end_invocation:
             ctx.end_invocation = True
-        if not event.get_function_calls() or ctx.end_invocation:
+        if not has_calls or ctx.end_invocation:
             return
         response_event = await execute_function_calls(ctx, event, tools, step)
         if response_event is None:
