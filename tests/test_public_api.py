@@ -61,3 +61,12 @@ def test_importing_steadyflow_defers_its_submodules_until_a_name_is_used():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_agent_api_builds_no_pydantic_validator():
+    code = (
+        "import sys; from steadyflow import LlmAgent, InMemoryRunner;"
+        "print('pydantic.plugin._loader' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

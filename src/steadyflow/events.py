@@ -35,7 +35,7 @@ class EventActions(BaseModel):
         skip_summarization: do not ask the model to summarize this tool result.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     state_delta: dict[str, Any] = Field(default_factory=dict)
     transfer_to_agent: str | None = None
@@ -60,7 +60,7 @@ class Event(BaseModel):
     Treat stored events as immutable: sessions share them between turns.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(default_factory=new_event_id)
     invocation_id: str = ""

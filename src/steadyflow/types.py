@@ -26,7 +26,9 @@ __all__ = [
 class _Data(BaseModel):
     """Base for wire data: unknown fields are an error; bytes are base64 in JSON."""
 
-    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(
+        extra="forbid", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
+    )
 
 
 class Blob(_Data):

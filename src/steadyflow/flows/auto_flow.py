@@ -32,4 +32,4 @@ class AutoFlow(BaseLlmFlow):
         tools = super().tools_for(ctx)
         if not ctx.agent.transfer_targets():
             return tools
-        return {**tools, TRANSFER_TOOL_NAME: transfer_to_agent_tool}
+        return {**tools, TRANSFER_TOOL_NAME: transfer_to_agent_tool()}

@@ -19,7 +19,7 @@ class LlmRequest(BaseModel):
     something: it is exactly what the adapter converts for the provider.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str | None = None
     contents: list[Content] = Field(default_factory=list)

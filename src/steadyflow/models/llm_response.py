@@ -20,7 +20,7 @@ class LlmResponse(BaseModel):
     example a safety block); the flow turns it into an error event.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     content: Content | None = None
     partial: bool | None = None

@@ -38,7 +38,7 @@ class Session(BaseModel):
     (``app:``) and the user's (``user:``) shared keys.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     app_name: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from ..context import ToolContext
@@ -29,4 +30,7 @@ def transfer_to_agent(agent_name: str, tool_context: ToolContext) -> dict[str, A
     return {"transferred_to": agent_name}
 
 
-transfer_to_agent_tool = FunctionTool(transfer_to_agent)
+@cache
+def transfer_to_agent_tool() -> FunctionTool:
+    """The shared tool, built on first use (building it means building pydantic schemas)."""
+    return FunctionTool(transfer_to_agent)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 __all__ = [
     "TRACE_AUTHOR",
@@ -196,6 +196,9 @@ class InvocationTrace:
         input_tokens / output_tokens: totals over the steps.
         steps: the steps, in the order they started.
     """
+
+    # ``_ADAPTER`` builds its validator on first use, not at import.
+    __pydantic_config__ = ConfigDict(defer_build=True)
 
     version: int = TRACE_VERSION
     invocation_id: str = ""
