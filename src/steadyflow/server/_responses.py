@@ -123,9 +123,14 @@ class SseTurnResponse(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Send the stream; a client that disconnects cancels the turn."""
         lock = asyncio.Lock()
+        finished = False
 
         async def emit(chunk: bytes, more: bool = True) -> None:
+            nonlocal finished
             async with lock:
+                if finished:  # a ping that lost the race with the terminal message
+                    return
+                finished = not more
                 await send({"type": "http.response.body", "body": chunk, "more_body": more})
 
         headers = [(b"content-type", b"text/event-stream; charset=utf-8")]
