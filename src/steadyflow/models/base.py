@@ -8,7 +8,6 @@ attempt is counted against the invocation's call budget.
 
 from __future__ import annotations
 
-import email.utils
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Collection, Mapping
@@ -146,6 +145,8 @@ def parse_retry_after(headers: Mapping[str, Any], now: float | None = None) -> f
         return max(0.0, float(raw))
     except ValueError:
         pass
+    import email.utils  # only HTTP dates need it, and it imports ~10 modules
+
     try:
         when = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError):

@@ -8,11 +8,34 @@ Budgets (``TokenBucketRetryBudget``, ``AdaptiveThrottle``) and the
 their ``Redis`` twins across a fleet.
 """
 
-from .breaker import CircuitBreaker, CircuitState
-from .budget import AdaptiveThrottle, RetryBudget, TokenBucketRetryBudget
-from .config import RetryConfig
-from .policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
-from .redis_budget import RedisCircuitBreaker, RedisRetryBudget
+from __future__ import annotations
+
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from .breaker import CircuitBreaker, CircuitState
+    from .budget import AdaptiveThrottle, RetryBudget, TokenBucketRetryBudget
+    from .config import RetryConfig
+    from .policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
+    from .redis_budget import RedisCircuitBreaker, RedisRetryBudget
+
+# Public name -> the submodule defining it, imported on first access (PEP 562).
+_LAZY: dict[str, str] = {
+    "AdaptiveThrottle": "budget",
+    "CircuitBreaker": "breaker",
+    "CircuitState": "breaker",
+    "RedisCircuitBreaker": "redis_budget",
+    "RedisRetryBudget": "redis_budget",
+    "RetryBudget": "budget",
+    "RetryConfig": "config",
+    "RetryDecision": "policy",
+    "RetryDetails": "policy",
+    "RetryReason": "policy",
+    "TokenBucketRetryBudget": "budget",
+    "backoff_delay": "policy",
+    "decide": "policy",
+}
 
 __all__ = [
     "AdaptiveThrottle",
@@ -29,3 +52,18 @@ __all__ = [
     "backoff_delay",
     "decide",
 ]
+
+
+def __getattr__(name: str) -> typing.Any:
+    """Import a public name's submodule on first access and cache the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the public names too, loaded or not."""
+    return sorted(set(globals()) | set(__all__))
