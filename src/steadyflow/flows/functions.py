@@ -152,10 +152,12 @@ async def execute_function_calls(
     parts = [part for part, _ in results if part is not None]
     if not parts:
         return None
-    return Event(
+    event = Event(
         invocation_id=ctx.invocation_id,
         author=ctx.agent.name,
-        branch=ctx.branch,
         content=Content(role="user", parts=parts),
         actions=_merge([actions for _, actions in results]),
     )
+    if ctx.branch is not None:  # set after: four fields passed keep the fields-set small
+        event.branch = ctx.branch
+    return event

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
@@ -18,6 +18,19 @@ if TYPE_CHECKING:
 __all__ = ["response_to_event"]
 
 logger = logging.getLogger("steadyflow.flow")
+
+# The response fields an event copies (all default to None on both sides).
+_RESPONSE_FIELDS = (
+    "content",
+    "partial",
+    "turn_complete",
+    "finish_reason",
+    "error_code",
+    "error_message",
+    "usage_metadata",
+    "custom_metadata",
+    "model_version",
+)
 
 
 def _output_value(agent: LlmAgent, text: str) -> object:
@@ -47,21 +60,18 @@ def response_to_event(
     if response.content is None and response.error_code is None and not response.turn_complete:
         return None
     agent = cast("LlmAgent", ctx.agent)
-    event = Event(
-        invocation_id=ctx.invocation_id,
-        author=agent.name,
-        branch=ctx.branch,
-        content=response.content,
-        partial=response.partial,
-        turn_complete=response.turn_complete,
-        finish_reason=response.finish_reason,
-        error_code=response.error_code,
-        error_message=response.error_message,
-        usage_metadata=response.usage_metadata,
-        custom_metadata=response.custom_metadata,
-        model_version=response.model_version,
-        actions=actions if actions is not None and not response.partial else EventActions(),
-    )
+    fields: dict[str, Any] = {"invocation_id": ctx.invocation_id, "author": agent.name}
+    # Only what is set: each field passed is validated and kept in the event's
+    # fields-set (whose memory grows past four names), on every model call.
+    if ctx.branch is not None:
+        fields["branch"] = ctx.branch
+    for name in _RESPONSE_FIELDS:
+        value = getattr(response, name)
+        if value is not None:
+            fields[name] = value
+    if actions is not None and not response.partial:
+        fields["actions"] = actions
+    event = Event(**fields)
     if (
         agent.output_key
         and not event.partial
