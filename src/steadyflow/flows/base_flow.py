@@ -152,7 +152,9 @@ class BaseLlmFlow:
         if has_calls:
             tools = self.tools_for(ctx)
             assign_call_ids(event)
-            event.long_running_tool_ids = long_running_ids(event, tools) or None
+            long_running = long_running_ids(event, tools)
+            if long_running:  # else left at its default, None (no pydantic __setattr__)
+                event.long_running_tool_ids = long_running
         yield event
         if event.actions.end_invocation:
             ctx.end_invocation = True

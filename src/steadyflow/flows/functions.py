@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
+import os
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
@@ -39,7 +39,7 @@ def assign_call_ids(event: Event) -> None:
     """Give every function call in ``event`` an id (in place, before it is stored)."""
     for call in event.get_function_calls():
         if not call.id:
-            call.id = CLIENT_CALL_ID_PREFIX + uuid.uuid4().hex[:16]
+            call.id = CLIENT_CALL_ID_PREFIX + os.urandom(8).hex()  # 16 hex digits
 
 
 def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> list[str]:
