@@ -54,14 +54,18 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> typing.Any:
-    """Import a public name's submodule on first access and cache the name here."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+# Hidden from type checkers, which see the TYPE_CHECKING imports instead: a visible
+# module __getattr__ would make them accept any name, typos included.
+if not typing.TYPE_CHECKING:
+
+    def __getattr__(name: str) -> typing.Any:
+        """Import a public name's submodule on first access and cache the name here."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
