@@ -33,7 +33,8 @@ OURS = Side(
     name="steadyflow",
     module="sf_side",
     requirement=None,
-    import_statement="import steadyflow",
+    # The agent API, as for the peers: a bare `import steadyflow` loads nothing (lazy).
+    import_statement="from steadyflow import LlmAgent, Runner",
 )
 
 PEERS = (
