@@ -10,7 +10,6 @@ their ``Redis`` twins across a fleet.
 
 from __future__ import annotations
 
-import importlib
 import typing
 
 if typing.TYPE_CHECKING:
@@ -57,17 +56,6 @@ __all__ = [
 # Hidden from type checkers, which see the TYPE_CHECKING imports instead: a visible
 # module __getattr__ would make them accept any name, typos included.
 if not typing.TYPE_CHECKING:
+    from .._lazy import lazy_attributes
 
-    def __getattr__(name: str) -> typing.Any:
-        """Import a public name's submodule on first access and cache the name here."""
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    """List the public names too, loaded or not."""
-    return sorted(set(globals()) | set(__all__))
+    __getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY, __all__)
