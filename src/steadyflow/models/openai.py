@@ -8,9 +8,8 @@ policy is the only layer that retries, so every attempt is counted.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
-from collections.abc import AsyncIterator, Collection, Iterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any, ClassVar
 
 try:
@@ -20,20 +19,16 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("openai", "openai", "OpenAI")) from exc
 
-from ..errors import ModelConnectionError, ModelHTTPError, ModelResponseError, ModelTimeoutError
+from ..errors import ModelHTTPError, ModelResponseError
 from ..types import Content
 from ._http import (
     LoopLocal,
-    http_error,
-    is_transport_error,
     read_api_key,
     read_env,
-    redact,
-    scrub_exception,
     status_verdict,
-    transport_error,
 )
 from ._openai_wire import assemble, build_params, response_from_message, usage_from
+from ._stainless import api_error_retryable, map_api_errors
 from .base import BaseLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
@@ -122,40 +117,16 @@ class OpenAI(BaseLlm):
             async for response in _aggregate(chunks):
                 yield response
 
-    @contextlib.contextmanager
-    def _map_errors(self) -> Iterator[None]:
-        """The one place where SDK exceptions become the project's own."""
-        name, model, secret = self.provider, self.model, self._secret
-        try:
-            yield
-        except sdk.APITimeoutError as exc:
-            raise ModelTimeoutError(
-                f"{name} model {model!r} did not answer in time", provider=name
-            ) from exc
-        except sdk.APIConnectionError as exc:
-            scrub_exception(exc, secret)
-            cause = type(exc.__cause__).__name__ if exc.__cause__ else "no answer"
-            raise ModelConnectionError(
-                f"{name} model {model!r}: connection failed ({cause})", provider=name
-            ) from exc
-        except sdk.APIStatusError as exc:
-            scrub_exception(exc, secret)
-            detail = redact(_detail(exc.body) or exc.message, secret)
-            raise http_error(
-                name, model, exc.status_code, exc.response.headers, exc.body, detail
-            ) from exc
-        except Exception as exc:
-            mapped = transport_error(exc, name, model)
-            if mapped is not None:
-                raise mapped from exc
-            if not isinstance(exc, sdk.APIError | json.JSONDecodeError):
-                raise
-            scrub_exception(exc, secret)
-            raise ModelResponseError(
-                redact(f"{name} model {model!r} sent an unusable answer: {exc}", secret),
-                provider=name,
-                body=getattr(exc, "body", None),
-            ) from exc
+    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
+        """SDK exceptions -> the project's own (``_stainless.map_api_errors``)."""
+        return map_api_errors(
+            sdk,
+            self.provider,
+            self.model,
+            self._secret,
+            status_of=lambda exc: exc.status_code,
+            detail_of=lambda exc: _detail(exc.body) or exc.message,
+        )
 
     def is_exception_retryable(
         self, error: BaseException, retryable_status_codes: Collection[int]
@@ -163,12 +134,12 @@ class OpenAI(BaseLlm):
         """Connection errors and timeouts yes; HTTP errors by ``x-should-retry``, then status."""
         if isinstance(error, ModelHTTPError):
             return status_verdict(error.status_code, error.headers, retryable_status_codes, True)
-        if isinstance(error, sdk.APIStatusError):
-            headers = {k.lower(): v for k, v in error.response.headers.items()}
-            return status_verdict(error.status_code, headers, retryable_status_codes, True)
-        if isinstance(error, sdk.APIConnectionError) or is_transport_error(error):
-            return True
-        if isinstance(error, ModelResponseError | sdk.APIError):
+        verdict = api_error_retryable(
+            sdk, error, retryable_status_codes, status_of=lambda exc: exc.status_code
+        )
+        if verdict is not None:
+            return verdict
+        if isinstance(error, ModelResponseError):
             return False
         return super().is_exception_retryable(error, retryable_status_codes)
 
