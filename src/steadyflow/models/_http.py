@@ -218,9 +218,18 @@ class LoopLocal(Generic[_T]):
     ``finally`` closes it: ``asyncio.run`` (like any ``asyncio.Runner``)
     closes a loop's async generators before closing the loop, so the pool is
     closed on its own loop instead of leaking sockets.
+
+    A ``given`` object (a client the user passed in) is returned on every
+    loop and never closed here: its owner closes it.
     """
 
-    def __init__(self, factory: Callable[[], _T], close: Callable[[_T], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        factory: Callable[[], _T],
+        close: Callable[[_T], Awaitable[None]],
+        given: _T | None = None,
+    ) -> None:
+        self._given = given
         self._factory = factory
         self._close = close
         self._items: weakref.WeakKeyDictionary[
@@ -228,7 +237,9 @@ class LoopLocal(Generic[_T]):
         ] = weakref.WeakKeyDictionary()
 
     def get(self) -> _T:
-        """The object for the running loop, created on first use."""
+        """The given object, or the one for the running loop, created on first use."""
+        if self._given is not None:
+            return self._given
         loop = asyncio.get_running_loop()
         entry = self._items.get(loop)
         if entry is None:

@@ -73,8 +73,11 @@ class Anthropic(BaseLlm):
         self._api_key = api_key
         self._base_url = base_url or read_env("ANTHROPIC_BASE_URL")
         self._timeout = timeout
-        self._injected = client.with_options(max_retries=0) if client is not None else None
-        self._clients: LoopLocal[sdk.AsyncAnthropic] = LoopLocal(self._new_client, _close_client)
+        self._clients: LoopLocal[sdk.AsyncAnthropic] = LoopLocal(
+            self._new_client,
+            _close_client,
+            client.with_options(max_retries=0) if client is not None else None,
+        )
         self._secret: str | None = getattr(client, "api_key", None) or None
 
     def _new_client(self) -> sdk.AsyncAnthropic:
@@ -87,11 +90,6 @@ class Anthropic(BaseLlm):
             options["timeout"] = self._timeout
         return sdk.AsyncAnthropic(**options)
 
-    def _client(self) -> sdk.AsyncAnthropic:
-        if self._injected is not None:
-            return self._injected
-        return self._clients.get()
-
     async def aclose(self) -> None:
         """Close the connection pool this adapter opened on the running loop.
 
@@ -103,7 +101,7 @@ class Anthropic(BaseLlm):
         self, request: LlmRequest, stream: bool = False
     ) -> AsyncIterator[LlmResponse]:
         """Call Messages; see ``BaseLlm.generate_content_async``."""
-        client = self._client()
+        client = self._clients.get()
         params = build_params(request, self.model)
         with self._map_errors():
             if not stream:

@@ -82,8 +82,7 @@ class Gemini(BaseLlm):
         self._api_key = api_key
         self._base_url = base_url or read_env(*_BASE_URL_ENV)
         self._timeout = timeout
-        self._injected = client
-        self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client, _close_client)
+        self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client, _close_client, client)
         self._secret: str | None = getattr(getattr(client, "_api_client", None), "api_key", None)
 
     def _new_client(self) -> genai.Client:
@@ -91,11 +90,6 @@ class Gemini(BaseLlm):
         self._secret = key
         options = gt.HttpOptions(base_url=self._base_url) if self._base_url else None
         return genai.Client(api_key=key, vertexai=False, http_options=options)
-
-    def _client(self) -> genai.Client:
-        if self._injected is not None:
-            return self._injected
-        return self._clients.get()
 
     async def aclose(self) -> None:
         """Close the connection pool this adapter opened on the running loop.
@@ -108,7 +102,7 @@ class Gemini(BaseLlm):
         self, request: LlmRequest, stream: bool = False
     ) -> AsyncIterator[LlmResponse]:
         """Call ``generateContent`` (or its SSE twin); see ``BaseLlm``."""
-        models = self._client().aio.models
+        models = self._clients.get().aio.models
         contents = contents_from(request.contents)
         config = build_config(request, self._timeout)
         with self._map_errors():

@@ -70,8 +70,11 @@ class OpenAI(BaseLlm):
         self._api_key = api_key
         self._base_url = base_url or read_env(*self.base_url_env) or self.default_base_url
         self._timeout = timeout
-        self._injected = client.with_options(max_retries=0) if client is not None else None
-        self._clients: LoopLocal[sdk.AsyncOpenAI] = LoopLocal(self._new_client, _close_client)
+        self._clients: LoopLocal[sdk.AsyncOpenAI] = LoopLocal(
+            self._new_client,
+            _close_client,
+            client.with_options(max_retries=0) if client is not None else None,
+        )
         self._secret: str | None = getattr(client, "api_key", None) or None
 
     def _new_client(self) -> sdk.AsyncOpenAI:
@@ -81,11 +84,6 @@ class OpenAI(BaseLlm):
         if self._timeout is not None:
             options["timeout"] = self._timeout
         return sdk.AsyncOpenAI(**options)
-
-    def _client(self) -> sdk.AsyncOpenAI:
-        if self._injected is not None:
-            return self._injected
-        return self._clients.get()
 
     async def aclose(self) -> None:
         """Close the connection pool this adapter opened on the running loop.
@@ -104,7 +102,7 @@ class OpenAI(BaseLlm):
         self, request: LlmRequest, stream: bool = False
     ) -> AsyncIterator[LlmResponse]:
         """Call Chat Completions; see ``BaseLlm.generate_content_async``."""
-        client = self._client()
+        client = self._clients.get()
         params = build_params(request, self.model, self._max_tokens_name())
         with self._map_errors():
             if not stream:
