@@ -26,7 +26,7 @@ adapters raise them with the SDK's exception as ``__cause__``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
     "SessionNotFoundError",
     "StaleSessionError",
     "SteadyflowError",
+    "call_limit_in_chain",
+    "error_chain",
 ]
 
 
@@ -199,3 +201,29 @@ class StaleSessionError(SessionError):
 
 class SchemaVersionError(SessionError):
     """The session database was written by a newer schema than this code knows."""
+
+
+def error_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and every exception reachable through ``__cause__``/``__context__``.
+
+    Depth-first, the cause before the context, each exception once (cycles
+    are safe). The context is followed even when suppressed (``raise ...
+    from None``): it is still what actually went wrong.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        link = pending.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        # Pushed in reverse so the cause is visited first.
+        for nxt in (link.__context__, link.__cause__):
+            if nxt is not None and id(nxt) not in seen:
+                pending.append(nxt)
+
+
+def call_limit_in_chain(error: BaseException) -> bool:
+    """Whether an ``LlmCallsLimitExceededError`` is anywhere in ``error``'s chain."""
+    return any(isinstance(link, LlmCallsLimitExceededError) for link in error_chain(error))

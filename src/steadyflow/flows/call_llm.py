@@ -15,11 +15,10 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, cast
 
 from ..context import CallbackContext, InvocationContext
-from ..errors import LlmCallsLimitExceededError
+from ..errors import call_limit_in_chain
 from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from ..retry.classify import error_chain
 from ..retry.executor import generate_with_retries
 from ..run_config import StreamingMode
 from ..tracing import ModelCallRecorder, StepTrace
@@ -31,10 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["SHORT_CIRCUIT_KEY", "call_llm"]
 
 SHORT_CIRCUIT_KEY = "steadyflow.short_circuit"
-
-
-def _budget_error_in_chain(error: BaseException) -> bool:
-    return any(isinstance(link, LlmCallsLimitExceededError) for link in error_chain(error))
 
 
 async def _after_model(
@@ -107,7 +102,7 @@ async def call_llm(
             else:
                 yield await _after_model(agent, callback_context, response)
     except Exception as error:
-        if not agent.on_model_error_callbacks or _budget_error_in_chain(error):
+        if not agent.on_model_error_callbacks or call_limit_in_chain(error):
             raise
         replacement = await run_callbacks(
             agent.on_model_error_callbacks,

@@ -14,12 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Collection
 
-from ..errors import CircuitOpenError
+from ..errors import CircuitOpenError, error_chain
 from ..models.base import BaseLlm
 from ..models.fallback import FallbackLlm, tag_response
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from .classify import describe_failure, error_chain
+from .classify import describe_failure
 from .config import RetryConfig
 
 __all__ = ["falls_over", "generate_with_fallbacks"]

@@ -11,36 +11,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
-from ..errors import LlmCallsLimitExceededError
+from ..errors import LlmCallsLimitExceededError, error_chain
 from ..models.base import BaseLlm, status_of
 from .policy import RetryDetails
 
-__all__ = ["describe_failure", "error_chain"]
+__all__ = ["describe_failure"]
 
 logger = logging.getLogger("steadyflow.retry")
-
-
-def error_chain(error: BaseException) -> Iterator[BaseException]:
-    """``error`` and every exception reachable through ``__cause__``/``__context__``.
-
-    Depth-first, the cause before the context, each exception once. The
-    context is followed even when suppressed (``raise ... from None``): it is
-    still what actually went wrong.
-    """
-    seen: set[int] = set()
-    pending: list[BaseException] = [error]
-    while pending:
-        link = pending.pop()
-        if id(link) in seen:
-            continue
-        seen.add(id(link))
-        yield link
-        # Pushed in reverse so the cause is visited first.
-        for nxt in (link.__context__, link.__cause__):
-            if nxt is not None and id(nxt) not in seen:
-                pending.append(nxt)
 
 
 def _is_retryable(llm: BaseLlm, link: BaseException, codes: Collection[int]) -> bool:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry.trace import Span
 
 from .. import _metrics, telemetry
-from ..errors import LlmCallsLimitExceededError
+from ..errors import call_limit_in_chain
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 
 if TYPE_CHECKING:
@@ -30,17 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["InvocationRecorder", "ModelCallRecorder", "ToolCallScope"]
 
 _MESSAGE_LIMIT = 500
-
-
-def _budget_error_in_chain(error: BaseException) -> bool:
-    seen: set[int] = set()
-    link: BaseException | None = error
-    while link is not None and id(link) not in seen:
-        if isinstance(link, LlmCallsLimitExceededError):
-            return True
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return False
 
 
 class InvocationRecorder:
@@ -138,7 +127,7 @@ class InvocationRecorder:
             trace.status = "error"
             trace.error_type = type(error).__qualname__
             trace.error_message = str(error)[:_MESSAGE_LIMIT]
-            if self.metrics and _budget_error_in_chain(error):
+            if self.metrics and call_limit_in_chain(error):
                 _metrics.record_budget_exhausted(agent_name)
         for step in trace.steps:
             _close_step(step, trace, now)
