@@ -1,6 +1,8 @@
 """SSE streaming: partial events for display, one complete event as the record."""
 
 from steadyflow import LlmAgent, RunConfig, StreamingMode
+from steadyflow.flows.processors import ResponseProcessor
+from steadyflow.models import LlmResponse
 from steadyflow.testing import ScriptedLlm, Stream, call, run_turn
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
@@ -61,3 +63,18 @@ async def test_mode_none_asks_for_one_response():
     result = await run_turn(agent_with(model), "hi")
     assert model.stream_flags == [False]
     assert [(e.partial, e.text) for e in result.events] == [(None, "ab")]
+
+
+async def test_response_processors_see_every_chunk_and_the_complete_response():
+    class Shout(ResponseProcessor):
+        async def process(self, ctx, response: LlmResponse) -> LlmResponse:
+            return LlmResponse.from_text(response.text.upper(), partial=response.partial)
+
+    agent = agent_with(ScriptedLlm([Stream(["ab", "cd"])]))
+    agent.flow.response_processors.append(Shout())
+    result = await run_turn(agent, "q", run_config=SSE)
+    assert [(e.partial, e.text) for e in result.events] == [
+        (True, "AB"),
+        (True, "CD"),
+        (None, "ABCD"),
+    ]

@@ -111,8 +111,10 @@ class BaseLlmFlow:
             request = await self.preprocess(ctx)
             callback_context = CallbackContext(ctx)
             async for response in call_llm(ctx, request, callback_context, step):
-                if response.partial and not self.response_processors:
-                    # Streamed chunks: one event each, without a postprocess generator.
+                for processor in self.response_processors:
+                    response = await processor.process(ctx, response)
+                if response.partial:
+                    # A streamed chunk is one event for display: no postprocess generator.
                     partial = response_to_event(ctx, response, None)
                     if partial is not None:
                         outcome.last_event = partial
@@ -139,14 +141,9 @@ class BaseLlmFlow:
         outcome: _StepOutcome,
         step: StepTrace | None = None,
     ) -> AsyncIterator[Event]:
-        """Turn one response into events, running its tool calls when complete."""
-        for processor in self.response_processors:
-            response = await processor.process(ctx, response)
+        """Turn one complete, processed response into events, running its tool calls."""
         event = response_to_event(ctx, response, callback_context.pending_actions())
         if event is None:
-            return
-        if event.partial:
-            yield event
             return
         has_calls = bool(event.get_function_calls())
         if has_calls:
