@@ -31,7 +31,7 @@ from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
 from ..tracing import StepTrace
 from .call_llm import call_llm
-from .functions import assign_call_ids, execute_function_calls, long_running_ids
+from .functions import execute_function_calls, prepare_calls
 from .processors.base import RequestProcessor, ResponseProcessor
 from .response_to_event import response_to_event
 
@@ -148,10 +148,7 @@ class BaseLlmFlow:
         has_calls = bool(event.get_function_calls())
         if has_calls:
             tools = self.tools_for(ctx)
-            assign_call_ids(event)
-            long_running = long_running_ids(event, tools)
-            if long_running:  # else left at its default, None (no pydantic __setattr__)
-                event.long_running_tool_ids = long_running
+            prepare_calls(event, tools)
         yield event
         if event.actions.end_invocation:
             ctx.end_invocation = True

@@ -28,27 +28,28 @@ from .callbacks import run_callbacks
 if TYPE_CHECKING:
     from ..agents.llm_agent import LlmAgent
 
-__all__ = ["assign_call_ids", "execute_function_calls", "long_running_ids"]
+__all__ = ["execute_function_calls", "prepare_calls"]
 
 logger = logging.getLogger("steadyflow.tools")
 
 CLIENT_CALL_ID_PREFIX = "sf-"
 
 
-def assign_call_ids(event: Event) -> None:
-    """Give every function call in ``event`` an id (in place, before it is stored)."""
+def prepare_calls(event: Event, tools: dict[str, BaseTool]) -> None:
+    """Ready a complete event's calls before it is stored (in place).
+
+    Calls without an id get a client-side one; calls of long-running tools
+    are listed in ``long_running_tool_ids`` (left None when there are none).
+    """
+    long_running: list[str] = []
     for call in event.get_function_calls():
         if not call.id:
             call.id = CLIENT_CALL_ID_PREFIX + os.urandom(8).hex()  # 16 hex digits
-
-
-def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> list[str]:
-    """Ids of the event's calls whose tools are long-running."""
-    return [
-        call.id
-        for call in event.get_function_calls()
-        if call.id and (tool := tools.get(call.name)) is not None and tool.is_long_running
-    ]
+        tool = tools.get(call.name)
+        if tool is not None and tool.is_long_running:
+            long_running.append(call.id)
+    if long_running:
+        event.long_running_tool_ids = long_running
 
 
 def _as_response_dict(value: Any) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from ..context import InvocationContext
 from ..events import Event
 from ..live_request_queue import LiveRequestQueue
 from ..models.base import BaseLlmConnection
-from .functions import assign_call_ids, execute_function_calls, long_running_ids
+from .functions import execute_function_calls, prepare_calls
 from .response_to_event import response_to_event
 
 if TYPE_CHECKING:
@@ -56,8 +56,7 @@ async def run_live(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncIterator[E
             if event is None:
                 continue
             if not event.partial and event.get_function_calls():
-                assign_call_ids(event)
-                event.long_running_tool_ids = long_running_ids(event, tools) or None
+                prepare_calls(event, tools)
             yield event
             if event.partial or not event.get_function_calls():
                 continue
