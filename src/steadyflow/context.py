@@ -12,13 +12,14 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span
 
 from .errors import LlmCallsLimitExceededError
 from .events import EventActions
+from .models.llm_request import LlmRequest
 from .run_config import RunConfig
 from .sessions.base import BaseSessionService, Session
 from .tracing import InvocationRecorder
@@ -57,6 +58,10 @@ class LlmCallBudget:
         self.count += 1
 
 
+ModelRequestListener = Callable[[str, int, LlmRequest], None]
+"""Told ``(invocation_id, step number, request)`` just before each logical model call."""
+
+
 @dataclasses.dataclass(eq=False, kw_only=True)
 class InvocationContext:
     """Everything one invocation's flow needs.
@@ -79,6 +84,7 @@ class InvocationContext:
     live_request_queue: Any = None
     trace: InvocationRecorder = dataclasses.field(default_factory=InvocationRecorder)
     agent_span: Span | None = None
+    on_model_request: ModelRequestListener | None = None
 
     def increment_llm_call_count(self) -> None:
         """Count one provider attempt against ``max_llm_calls``."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from .agents.base_agent import BaseAgent
 from .agents.llm_agent import LlmAgent
-from .context import InvocationContext, LlmCallBudget, new_invocation_id
+from .context import InvocationContext, LlmCallBudget, ModelRequestListener, new_invocation_id
 from .errors import SessionNotFoundError
 from .events import Event
 from .live_request_queue import LiveRequestQueue
@@ -74,14 +74,25 @@ class Runner:
         agent: the root agent.
         session_service: a store, or a URL: ``memory://``,
             ``sqlite:///path/to.db``, ``postgresql://user@host/db``.
+        on_model_request: called with ``(invocation_id, step, request)`` once
+            per logical model call, after the before-model callbacks (so with
+            their edits) and before the first attempt; not called when a
+            callback answered instead of the model. Keep it quick: it runs on
+            the call's path. The trace viewer records requests with it.
     """
 
     def __init__(
-        self, *, app_name: str, agent: BaseAgent, session_service: BaseSessionService | str
+        self,
+        *,
+        app_name: str,
+        agent: BaseAgent,
+        session_service: BaseSessionService | str,
+        on_model_request: ModelRequestListener | None = None,
     ) -> None:
         self.app_name = app_name
         self.agent = agent
         self.session_service = _open_service(session_service)
+        self.on_model_request = on_model_request
 
     async def create_session(
         self, *, user_id: str, session_id: str | None = None, state: dict[str, Any] | None = None
@@ -114,6 +125,7 @@ class Runner:
             run_config=run_config,
             user_content=user_content,
             budget=LlmCallBudget(run_config.max_llm_calls),
+            on_model_request=self.on_model_request,
         )
 
     def run_async(

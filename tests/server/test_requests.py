@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -88,39 +87,27 @@ async def test_a_request_this_process_did_not_record_is_404_saying_so():
     assert response.json()["error"]["type"] == "request_not_recorded"
 
 
-def callback_context(invocation_id: str, step: int) -> Any:
-    steps = [SimpleNamespace(number=n) for n in range(1, step + 1)]
-    trace = SimpleNamespace(trace=SimpleNamespace(steps=steps))
-    return SimpleNamespace(
-        invocation_context=SimpleNamespace(invocation_id=invocation_id, trace=trace)
-    )
-
-
 def test_the_log_forgets_the_oldest_invocations():
     log = RequestLog(max_invocations=2)
     for invocation in ("a", "b", "c"):
-        log(
-            callback_context=callback_context(invocation, 1),
-            llm_request=LlmRequest(model=invocation),
-        )
+        log(invocation, 1, LlmRequest(model=invocation))
     assert [log.get(i, 1) is not None for i in ("a", "b", "c")] == [False, True, True]
 
 
 def test_the_log_keeps_a_copy_of_the_request():
     log = RequestLog()
     request = LlmRequest(model="m")
-    log(callback_context=callback_context("a", 3), llm_request=request)
+    log("a", 3, request)
     request.model = "changed later"
     recorded = log.get("a", 3)
     assert recorded is not None and recorded.model == "m"
 
 
-def test_attaching_twice_adds_one_callback():
+def test_serving_an_agent_leaves_its_callbacks_as_they_were():
     agent = LlmAgent(name="a", model=ScriptedLlm([]), before_model_callback=add_policy)
-    log = RequestLog()
-    log.attach(agent)
-    log.attach(agent)
-    assert agent.before_model_callbacks == (add_policy, log)
+    create_app(agent, InMemorySessionService())
+    create_app(agent, InMemorySessionService())
+    assert agent.before_model_callbacks == (add_policy,)
 
 
 def test_the_log_size_must_be_positive():

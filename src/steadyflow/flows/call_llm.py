@@ -81,6 +81,8 @@ async def call_llm(
                 step.short_circuit = "before_model_callback"
             yield answer.model_copy(update={"custom_metadata": metadata})
             return
+    if ctx.on_model_request is not None:
+        ctx.on_model_request(ctx.invocation_id, step.number if step is not None else 0, request)
     llm = agent.canonical_model
     stream = ctx.run_config.streaming_mode is StreamingMode.SSE
     observer = _observer(ctx, llm, request, step)

@@ -120,9 +120,9 @@ def create_app(
         A Starlette application; run it with uvicorn. ``app.state.turns`` is
         its ``TurnRegistry`` (the turns running now).
 
-    Every ``LlmAgent`` of ``agent``'s tree gets one more before-model
-    callback, last in its list: it records each step's exact request for the
-    viewer (in memory, recent turns only) and never answers.
+    The runner's ``on_model_request`` listener records each step's exact
+    request for the viewer (in memory, recent turns only); the agents are
+    not modified.
     """
     if auth_token is not None and not auth_token.strip():
         raise ConfigurationError("auth_token must not be empty; pass None to turn auth off")
@@ -130,9 +130,11 @@ def create_app(
     name = _checked_name(app_name or agent.name)
     turns = TurnRegistry()
     requests = RequestLog()
-    requests.attach(agent)
     runner = Runner(
-        app_name=name, agent=agent, session_service=WriteThroughService(session_service)
+        app_name=name,
+        agent=agent,
+        session_service=WriteThroughService(session_service),
+        on_model_request=requests,
     )
     spec = openapi_spec(name, limits, auth=auth_token is not None)
     api = Api(name, runner, session_service, limits, turns, requests, spec)

@@ -2,11 +2,11 @@
 
 The stored trace says what each step did, not what the model was sent: a
 request repeats the whole transcript, so storing one per step would make a
-session grow with the square of its length. Instead the server appends one
-last before-model callback to every ``LlmAgent`` of the served tree. It
-runs after the agent's own callbacks (so it sees their edits), only when
-the model is really called (a callback that answered stops the chain), and
-once per step however many attempts the retry policy makes.
+session grow with the square of its length. Instead the server's runner
+calls this log through ``Runner(on_model_request=...)``: after the agent's
+before-model callbacks (so it sees their edits), only when the model is
+really called, and once per step however many attempts the retry policy
+makes.
 
 The log lives in the process that ran the turn and keeps the most recent
 invocations only: behind a load balancer, a request is shown by the process
@@ -18,9 +18,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..agents.base_agent import BaseAgent
-from ..agents.llm_agent import LlmAgent
-from ..context import CallbackContext
 from ..models.llm_request import LlmRequest
 
 __all__ = ["RequestLog"]
@@ -42,26 +39,14 @@ class RequestLog:
     def __repr__(self) -> str:
         return f"RequestLog({len(self._log)} invocations)"
 
-    def attach(self, root: BaseAgent) -> None:
-        """Record the requests of every ``LlmAgent`` under ``root`` (once per agent)."""
-        pending = [root]
-        while pending:
-            agent = pending.pop()
-            pending.extend(agent.sub_agents)
-            if isinstance(agent, LlmAgent) and self not in agent.before_model_callbacks:
-                agent.before_model_callbacks = (*agent.before_model_callbacks, self)
-
-    def __call__(self, *, callback_context: CallbackContext, llm_request: LlmRequest) -> None:
-        """The before-model callback: remember this step's request; never answers."""
-        ctx = callback_context.invocation_context
-        steps = ctx.trace.trace.steps
-        number = steps[-1].number if steps else 0
-        requests = self._log.get(ctx.invocation_id)
+    def __call__(self, invocation_id: str, step: int, request: LlmRequest) -> None:
+        """The runner's ``on_model_request`` listener: remember this step's request."""
+        requests = self._log.get(invocation_id)
         if requests is None:
-            requests = self._log[ctx.invocation_id] = {}
+            requests = self._log[invocation_id] = {}
             if len(self._log) > self._max:
                 self._log.popitem(last=False)
-        requests[number] = llm_request.model_copy()
+        requests[step] = request.model_copy()
 
     def get(self, invocation_id: str, step: int) -> LlmRequest | None:
         """The request step ``step`` of ``invocation_id`` sent, if this process recorded it."""
