@@ -14,6 +14,7 @@ from steadyflow import LlmAgent
 from steadyflow.server import ServerLimits, create_app
 from steadyflow.sessions import InMemorySessionService
 from steadyflow.testing import ScriptedLlm, Stream, call, http_error
+from steadyflow.tracing import trace_of
 from tests.server.harness import (
     APP,
     USER,
@@ -164,6 +165,7 @@ async def test_a_client_that_disconnects_cancels_its_turn(route: str):
     assert stored is not None
     assert [e.author for e in stored.events] == ["user", "steadyflow"]
     assert stored.events[1].custom_metadata == {"steadyflow.trace": ANY}
-    assert stored.events[1].custom_metadata["steadyflow.trace"]["status"] == "cancelled"
+    trace = trace_of(stored.events[1])
+    assert trace is not None and trace.status == "cancelled"
     assert followup.status_code == 200
     assert followup.json()["events"][0]["content"]["parts"][0]["text"] == "fresh answer"

@@ -39,6 +39,26 @@ def test_reading_something_else_names_the_problem() -> None:
         InvocationTrace.from_dict({"steps": "many"})
 
 
+def test_a_trace_event_stores_compact_json_text() -> None:
+    stored = trace_event(sample()).custom_metadata
+    assert stored is not None
+    text = stored["steadyflow.trace"]
+    assert isinstance(text, str) and '"version":2' in text and "null" not in text
+    assert InvocationTrace.from_stored(text) == sample()
+
+
+def test_a_version_1_trace_stored_as_a_dict_is_still_read() -> None:
+    old = {**sample().to_dict(), "version": 1}
+    event = Event(author="steadyflow", custom_metadata={"steadyflow.trace": old})
+    trace = trace_of(event)
+    assert trace is not None and trace.steps == sample().steps
+
+
+def test_reading_broken_json_text_names_the_problem() -> None:
+    with pytest.raises(TraceFormatError, match="not a steadyflow trace"):
+        InvocationTrace.from_stored('{"steps": "many"}')
+
+
 def test_only_trace_events_have_a_trace() -> None:
     assert trace_of(Event(author="a")) is None
     assert trace_of(trace_event(sample())) == sample()

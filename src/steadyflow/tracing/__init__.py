@@ -6,8 +6,9 @@ Read it back without an OpenTelemetry backend::
         print(trace.invocation_id, trace.status, trace.attempts, trace.budget_used)
 
 The runner appends one event per invocation, authored by ``"steadyflow"``,
-with no content and the trace under ``custom_metadata["steadyflow.trace"]``
-(also when the invocation ends with an error). The event is stored like any
+with no content and the trace, as JSON text, under
+``custom_metadata["steadyflow.trace"]`` (also when the invocation ends with
+an error). The event is stored like any
 other, is never sent to a model, and is not yielded by ``Runner.run_async``.
 """
 
@@ -52,7 +53,7 @@ def trace_event(trace: InvocationTrace) -> Event:
     return Event(
         invocation_id=trace.invocation_id,
         author=TRACE_AUTHOR,
-        custom_metadata={TRACE_METADATA_KEY: trace.to_dict()},
+        custom_metadata={TRACE_METADATA_KEY: trace.to_json()},
     )
 
 
@@ -75,7 +76,7 @@ def trace_of(event: Event) -> InvocationTrace | None:
     if not is_trace_event(event):
         return None
     assert event.custom_metadata is not None
-    return InvocationTrace.from_dict(event.custom_metadata[TRACE_METADATA_KEY])
+    return InvocationTrace.from_stored(event.custom_metadata[TRACE_METADATA_KEY])
 
 
 def traces_in(events: Iterable[Event]) -> list[InvocationTrace]:

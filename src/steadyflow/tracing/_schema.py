@@ -1,10 +1,13 @@
 """The stored trace of one invocation: plain dataclasses, JSON in the session.
 
 Every invocation ends with one event authored by ``"steadyflow"`` with no
-content and ``custom_metadata={"steadyflow.trace": {...}}``: this schema,
-dumped without ``None`` fields. Times are seconds since the invocation
-started (``started_at`` is the wall-clock start), so a trace reads the same
-whatever the machine's clock said.
+content and ``custom_metadata={"steadyflow.trace": "{...}"}``: this schema
+as compact JSON text, without ``None`` fields. Text rather than nested
+dicts because every invocation stores one: a string is a quarter of the
+memory of the same dicts and lists, and the garbage collector never scans
+it. Version 1 stored the dict itself; ``from_stored`` reads both. Times
+are seconds since the invocation started (``started_at`` is the wall-clock
+start), so a trace reads the same whatever the machine's clock said.
 
 The records are mutable while the invocation runs (the recorder fills them
 in) and validated by pydantic when read back (``InvocationTrace.from_dict``).
@@ -32,7 +35,7 @@ __all__ = [
 
 TRACE_AUTHOR = "steadyflow"
 TRACE_METADATA_KEY = "steadyflow.trace"
-TRACE_VERSION = 1
+TRACE_VERSION = 2
 
 Status = Literal["running", "ok", "error", "cancelled"]
 
@@ -214,9 +217,27 @@ class InvocationTrace:
     steps: list[StepTrace] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready form stored in the trace event (``None`` fields dropped)."""
+        """The trace as JSON-ready dicts and lists (``None`` fields dropped)."""
         dumped: dict[str, Any] = _ADAPTER.dump_python(self, mode="json", exclude_none=True)
         return dumped
+
+    def to_json(self) -> str:
+        """The compact JSON text stored in the trace event (``None`` fields dropped)."""
+        return _ADAPTER.dump_json(self, exclude_none=True).decode()
+
+    @classmethod
+    def from_stored(cls, data: Any) -> InvocationTrace:
+        """Read back what a trace event stores: JSON text, or a version 1 dict.
+
+        Raises:
+            TraceFormatError: ``data`` is not a trace this version understands.
+        """
+        if not isinstance(data, str | bytes):
+            return cls.from_dict(data)
+        try:
+            return _ADAPTER.validate_json(data)
+        except ValidationError as error:
+            raise TraceFormatError(f"not a steadyflow trace: {error}") from None
 
     @classmethod
     def from_dict(cls, data: Any) -> InvocationTrace:

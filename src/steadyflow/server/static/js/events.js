@@ -5,9 +5,11 @@ import { h } from "./dom.js";
 export const TRACE_AUTHOR = "steadyflow";
 export const TRACE_KEY = "steadyflow.trace";
 
-// The trace the runner stored at the end of an invocation, if `event` holds it.
+// The trace the runner stored at the end of an invocation, if `event` holds it:
+// JSON text (a dict in sessions stored by version 1 of the trace format).
 export function traceOf(event) {
-  return event.author === TRACE_AUTHOR ? event.custom_metadata?.[TRACE_KEY] ?? null : null;
+  const stored = event.author === TRACE_AUTHOR ? event.custom_metadata?.[TRACE_KEY] ?? null : null;
+  return typeof stored === "string" ? JSON.parse(stored) : stored;
 }
 
 export function eventNodes(event) {
