@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from steadyflow.errors import (
     SessionError,
     StaleSessionError,
 )
-from steadyflow.events import Event, EventActions
+from steadyflow.events import NO_ACTIONS, Event, EventActions
 from steadyflow.sessions import Session
 from steadyflow.sessions.sql import SCHEMA_VERSION, SqlSessionService
 from steadyflow.types import Content
@@ -49,6 +50,22 @@ async def test_tables_and_the_schema_version_are_created_on_first_use(
     ]
     for table in ("sessions", "events", "app_state", "user_state"):
         assert await fetch(sql_service, f"SELECT count(*) FROM steadyflow_{table}") == [(0,)]
+
+
+async def test_an_event_without_actions_is_stored_without_them_and_loads_the_shared_default(
+    sql_service: SqlSessionService,
+) -> None:
+    session = await sql_service.create_session(app_name=APP, user_id="u")
+    await sql_service.append_event(session, Event(author="agent"))
+    await sql_service.append_event(session, delta_event({"k": 1}))
+
+    rows = await fetch(sql_service, "SELECT data FROM steadyflow_events ORDER BY seq")
+    stored = [row[0] if isinstance(row[0], dict) else json.loads(row[0]) for row in rows]
+    assert "actions" not in stored[0]
+    assert stored[1]["actions"]["state_delta"] == {"k": 1}
+    loaded = await reload(sql_service, session)
+    assert loaded.events[0].actions is NO_ACTIONS
+    assert loaded.events[1].actions.state_delta == {"k": 1}
 
 
 async def test_a_database_written_by_a_newer_schema_is_refused(sql_url: str) -> None:

@@ -119,12 +119,13 @@ async def _dispatch(
     return part, tool_context.pending_actions()
 
 
-def _merge(actions: list[EventActions | None]) -> EventActions:
-    """The calls' actions as one (None: a call that never used its actions)."""
+def _merge(actions: list[EventActions | None]) -> EventActions | None:
+    """The calls' actions as one; None when no call used its actions."""
+    used = [item for item in actions if item is not None]
+    if not used:
+        return None
     merged = EventActions()
-    for item in actions:
-        if item is None:
-            continue
+    for item in used:
         merged.state_delta.update(item.state_delta)
         merged.transfer_to_agent = item.transfer_to_agent or merged.transfer_to_agent
         merged.escalate = merged.escalate or item.escalate
@@ -157,8 +158,11 @@ async def execute_function_calls(
         invocation_id=ctx.invocation_id,
         author=ctx.agent.name,
         content=Content(role="user", parts=parts),
-        actions=_merge([actions for _, actions in results]),
     )
-    if ctx.branch is not None:  # set after: four fields passed keep the fields-set small
+    # Set after: few fields passed keep the fields-set small (and NO_ACTIONS shared).
+    actions = _merge([actions for _, actions in results])
+    if actions is not None:
+        event.actions = actions
+    if ctx.branch is not None:
         event.branch = ctx.branch
     return event

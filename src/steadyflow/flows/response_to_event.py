@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import ValidationError
 
 from ..context import InvocationContext
-from ..events import Event, EventActions
+from ..events import NO_ACTIONS, Event, EventActions
 from ..models.llm_response import LlmResponse
 
 if TYPE_CHECKING:
@@ -79,5 +79,9 @@ def response_to_event(
         and event.is_final_response()
         and event.text
     ):
-        event.actions.state_delta[agent.output_key] = _output_value(agent, event.text)
+        value = _output_value(agent, event.text)
+        if event.actions is NO_ACTIONS:
+            event.actions = EventActions(state_delta={agent.output_key: value})
+        else:
+            event.actions.state_delta[agent.output_key] = value
     return event

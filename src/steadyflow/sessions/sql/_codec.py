@@ -23,9 +23,11 @@ __all__ = ["decode_event", "encode_event", "encode_state"]
 
 
 def encode_event(event: Event) -> Any:
-    """A JSON-ready copy of ``event`` (``None`` fields left out)."""
+    """A JSON-ready copy of ``event`` (``None`` fields and empty actions left out)."""
+    exclude = {"actions"} if event.actions.is_empty() else None
     try:
-        return to_jsonable_python(event.model_dump(exclude_none=True), bytes_mode="base64")
+        dumped = event.model_dump(exclude_none=True, exclude=exclude)
+        return to_jsonable_python(dumped, bytes_mode="base64")
     except PydanticSerializationError as exc:
         raise SessionError(f"event {event.id!r} holds a value that is not JSON: {exc}") from exc
 
