@@ -176,12 +176,15 @@ async def history(adapter: Adapter, *, store: str, sizes: list[int], reps: int) 
 
 
 async def concurrency(
-    adapter: Adapter, *, runs: int, latency: float, tracer: str
+    adapter: Adapter, *, runs: int, latency: float, tracer: str, cpu_rounds: int = 1
 ) -> dict[str, Any]:
     """Peak memory and wall time of ``runs`` concurrent two-step invocations.
 
     ``tracer`` is ``"rss"`` (kernel high-water mark of resident memory) or
     ``"tracemalloc"`` (Python heap peak; slower, so its wall time is not used).
+    ``cpu_rounds`` > 1 runs that many batches of ``runs`` (fresh conversations
+    each; memory is read on the first) and reports the median CPU time: a
+    batch of 100 runs takes tens of milliseconds, too short to time once.
     """
     setup = Setup(tools=True, latency=latency)
     await _timed_turn(adapter, setup)  # warm caches and lazy imports
@@ -194,25 +197,36 @@ async def concurrency(
         base = rss_kb() * 1024
         if not reset_peak_rss():
             raise RuntimeError("cannot reset the RSS high-water mark (/proc/self/clear_refs)")
-    timing, results = await time_async(
-        lambda: asyncio.gather(*(adapter.turn(c) for c in conversations))
-    )
+    timing = await _concurrent_batch(adapter, setup, conversations)
     if tracer == "tracemalloc":
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     else:
         peak = peak_rss_kb() * 1024
-    for stats in results:
-        _check(stats, setup)
+    cpu = [timing.cpu]
+    for _ in range(cpu_rounds - 1):
+        batch = [await adapter.conversation(setup) for _ in range(runs)]
+        cpu.append((await _concurrent_batch(adapter, setup, batch)).cpu)
     return {
         "runs": runs,
         "tracer": tracer,
         "peak_bytes_per_run": (peak - base) / runs,
         "wall_s": timing.wall,
-        "cpu_s": timing.cpu,
+        "cpu_s": summarize(cpu)["median"],
+        "cpu_s_rounds": cpu,
         "ideal_wall_s": latency * setup.model_calls,
         "note": adapter.note(setup),
     }
+
+
+async def _concurrent_batch(adapter: Adapter, setup: Setup, conversations: list[Any]) -> Timing:
+    """One turn on every conversation, all started together; checked for shape."""
+    timing, results = await time_async(
+        lambda: asyncio.gather(*(adapter.turn(c) for c in conversations))
+    )
+    for stats in results:
+        _check(stats, setup)
+    return timing
 
 
 async def streaming(

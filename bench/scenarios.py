@@ -147,11 +147,21 @@ def memory_jobs(profile: Profile) -> list[dict[str, Any]]:
     """The memory scenarios (each in a fresh process when ``memory_apart``).
 
     tracemalloc slows the peers tenfold, so its pass runs at the smallest size.
+    Smaller sizes run more batches, so CPU per run is timed over as many runs
+    at every size (the median batch is reported).
     """
     tracers = ["rss", "tracemalloc"] if profile.tracemalloc else ["rss"]
     latency = profile.latency
+    most = max(profile.concurrent_runs)
     return [
-        _job("concurrency", f"concurrency_{tracer}", runs=runs, latency=latency, tracer=tracer)
+        _job(
+            "concurrency",
+            f"concurrency_{tracer}",
+            runs=runs,
+            latency=latency,
+            tracer=tracer,
+            cpu_rounds=max(1, most // runs) if tracer == "rss" else 1,
+        )
         for tracer in tracers
         for runs in profile.concurrent_runs
         if tracer == "rss" or runs == min(profile.concurrent_runs)

@@ -4,7 +4,16 @@ from typing import Any
 
 import pytest
 from bench.common import percentile, slope
-from bench.drivers import ScenarioShapeError, Setup, TurnStats, history, per_call, streaming
+from bench.drivers import (
+    ScenarioShapeError,
+    Setup,
+    TurnStats,
+    concurrency,
+    history,
+    per_call,
+    streaming,
+)
+from bench.scenarios import FULL, memory_jobs
 
 
 class _Adapter:
@@ -66,6 +75,25 @@ async def test_history_reports_each_size_and_the_first_cold_turn():
     assert list(result["turn_s"]) == ["0", "10"]
     assert result["turn_s"]["10"]["cpu"]["n"] == 3
     assert "first_cpu" in result["turn_s"]["0"]
+
+
+async def test_concurrency_times_each_cpu_round_on_fresh_conversations():
+    adapter = _Adapter()
+    result = await concurrency(adapter, runs=5, latency=0.0, tracer="tracemalloc", cpu_rounds=3)
+
+    assert len(result["cpu_s_rounds"]) == 3
+    assert result["cpu_s"] == sorted(result["cpu_s_rounds"])[1]
+    assert len(adapter.setups) == 1 + 3 * 5  # the warm-up turn, then 5 per round
+
+
+def test_smaller_concurrency_sizes_run_more_cpu_rounds():
+    rounds = {
+        (job["params"]["runs"], job["params"]["tracer"]): job["params"]["cpu_rounds"]
+        for job in memory_jobs(FULL)
+    }
+
+    assert rounds[(100, "rss")] == 10 and rounds[(1000, "rss")] == 1
+    assert rounds[(100, "tracemalloc")] == 1
 
 
 async def test_history_is_skipped_with_the_sides_reason():
