@@ -8,9 +8,10 @@ A step is one logical model call:
    session, in order;
 2. call: callbacks, the call budget, the model under the retry policy
    (``call_llm``);
-3. postprocess: response processors, conversion to events, then function
-   calls: tools run and their responses become one event, after which the
-   next step sends them back to the model.
+3. postprocess: response processors and conversion to an event; then
+   ``run_tools`` for its function calls: tools run and their responses
+   become one event, after which the next step sends them back to the model
+   (a text answer needs no generator of its own).
 
 Partial (streamed) events are yielded for display; the runner stores only
 complete ones, and function calls are acted on only from complete events.
@@ -114,15 +115,21 @@ class BaseLlmFlow:
                 for processor in self.response_processors:
                     response = await processor.process(ctx, response)
                 if response.partial:
-                    # A streamed chunk is one event for display: no postprocess generator.
+                    # A streamed chunk is one event for display, never acted on.
                     partial = response_to_event(ctx, response, None)
                     if partial is not None:
                         outcome.last_event = partial
                         yield partial
                     continue
-                async for event in self.postprocess(ctx, response, callback_context, outcome, step):
-                    outcome.last_event = event
-                    yield event
+                event = self.postprocess(ctx, response, callback_context)
+                if event is None:
+                    continue
+                outcome.last_event = event
+                yield event
+                if event.get_function_calls() and not ctx.end_invocation:
+                    async for follow_up in self.run_tools(ctx, event, outcome, step):
+                        outcome.last_event = follow_up
+                        yield follow_up
         finally:
             ctx.trace.end_step(step)
 
@@ -133,28 +140,32 @@ class BaseLlmFlow:
             request = await processor.process(ctx, request)
         return request
 
-    async def postprocess(
+    def postprocess(
+        self, ctx: InvocationContext, response: LlmResponse, callback_context: CallbackContext
+    ) -> Event | None:
+        """The event for one complete, processed response (None when it carries nothing).
+
+        Its function calls get ids and the long-running list; an action that
+        ends the invocation ends it once the event is out.
+        """
+        event = response_to_event(ctx, response, callback_context.pending_actions())
+        if event is None:
+            return None
+        if event.get_function_calls():
+            prepare_calls(event, self.tools_for(ctx))
+        if event.actions.end_invocation:
+            ctx.end_invocation = True
+        return event
+
+    async def run_tools(
         self,
         ctx: InvocationContext,
-        response: LlmResponse,
-        callback_context: CallbackContext,
+        call_event: Event,
         outcome: _StepOutcome,
         step: StepTrace | None = None,
     ) -> AsyncIterator[Event]:
-        """Turn one complete, processed response into events, running its tool calls."""
-        event = response_to_event(ctx, response, callback_context.pending_actions())
-        if event is None:
-            return
-        has_calls = bool(event.get_function_calls())
-        if has_calls:
-            tools = self.tools_for(ctx)
-            prepare_calls(event, tools)
-        yield event
-        if event.actions.end_invocation:
-            ctx.end_invocation = True
-        if not has_calls or ctx.end_invocation:
-            return
-        response_event = await execute_function_calls(ctx, event, tools, step)
+        """Run the event's function calls: their response event, then any transfer."""
+        response_event = await execute_function_calls(ctx, call_event, self.tools_for(ctx), step)
         if response_event is None:
             return
         yield response_event
