@@ -137,6 +137,14 @@ def _run_scenarios(
 
 
 def _run_imports(profile: scenarios.Profile, sides: list[Side], src: Path | None) -> dict[str, Any]:
+    # pip compiles the peers' bytecode when it installs them; the working tree's may
+    # be stale (or never written, with PYTHONDONTWRITEBYTECODE), so compile it too.
+    package = (src if src is not None else envs.REPO / "src") / "steadyflow"
+    subprocess.run(
+        [str(envs.python_for(OURS)), "-m", "compileall", "-q", str(package)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     probes: dict[str, list[Any]] = {side.name: [] for side in sides}
     for index in range(profile.import_reps):
         for side in _rotated(sides, index):
