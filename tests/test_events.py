@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from steadyflow.events import NO_ACTIONS, Event, EventActions
+from steadyflow.types import Content, Part
 
 
 def test_events_created_without_actions_share_the_empty_default() -> None:
@@ -45,3 +46,16 @@ def test_the_default_equals_fresh_empty_actions_and_survives_copies() -> None:
     assert event.model_copy(deep=True).actions is NO_ACTIONS
     assert pickle.loads(pickle.dumps(event)).actions is NO_ACTIONS
     assert Event.model_validate_json(event.model_dump_json()) == event
+
+
+def test_a_final_response_is_a_complete_event_without_calls_or_results() -> None:
+    call = Content.from_parts(Part.from_function_call("f"), role="model")
+    result = Content.from_parts(Part.from_function_response("f", {"ok": 1}))
+    assert Event(author="a", content=Content.from_text("done", role="model")).is_final_response()
+    assert Event(author="a").is_final_response()
+    assert not Event(author="a", content=call).is_final_response()
+    assert not Event(author="a", content=result).is_final_response()
+    assert not Event(author="a", content=Content.from_text("d"), partial=True).is_final_response()
+    skip = EventActions(skip_summarization=True)
+    assert Event(author="a", content=result, actions=skip).is_final_response()
+    assert Event(author="a", content=call, long_running_tool_ids=["c1"]).is_final_response()

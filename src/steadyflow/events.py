@@ -162,6 +162,11 @@ class Event(BaseModel):
         """
         if self.actions.skip_summarization or self.long_running_tool_ids:
             return True
-        return (
-            not self.partial and not self.get_function_calls() and not self.get_function_responses()
+        if self.partial:
+            return False
+        if self.content is None:
+            return True
+        return not any(
+            p.function_call is not None or p.function_response is not None
+            for p in self.content.parts
         )
