@@ -1,9 +1,14 @@
 """OpenTelemetry metrics of model calls, on the metrics API alone.
 
-The instruments are created once, on the global meter provider's proxy, so
-they report to an SDK ``MeterProvider`` installed later. Until one is
-installed every record returns at once; attribute maps are built once per
-provider/model/error combination and reused.
+The metrics API is imported lazily, like the tracing API in
+``steadyflow.telemetry``: a meter provider can only have been set through
+``opentelemetry.metrics`` or named by ``OTEL_PYTHON_METER_PROVIDER``, so
+while neither holds ``metrics_enabled()`` is False without the import. The
+instruments are created once, on first record, on the global meter
+provider (its proxy until an SDK ``MeterProvider`` is installed, to which
+they then report). The invocation recorder skips every record while no SDK
+is installed; attribute maps are built once per provider/model/error
+combination and reused.
 
 Instruments (attributes: ``gen_ai.provider.name``, ``gen_ai.request.model``,
 plus the ones listed):
@@ -25,11 +30,12 @@ plus the ones listed):
 
 from __future__ import annotations
 
-from functools import lru_cache
+import os
+import sys
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from types import MappingProxyType
-
-from opentelemetry import metrics
-from opentelemetry.util.types import Attributes
+from typing import TYPE_CHECKING
 
 from .telemetry import (
     ATTR_AGENT_NAME,
@@ -40,6 +46,10 @@ from .telemetry import (
     ATTR_TOKEN_TYPE,
     TRACER_NAME,
 )
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import Counter, Histogram
+    from opentelemetry.util.types import Attributes
 
 __all__ = [
     "ATTR_FROM_RETRY_AFTER",
@@ -52,28 +62,8 @@ __all__ = [
 
 ATTR_FROM_RETRY_AFTER = "steadyflow.llm.retry.from_retry_after"
 
-_meter = metrics.get_meter(TRACER_NAME)
-_attempts = _meter.create_counter(
-    "steadyflow.llm.attempts", unit="{attempt}", description="Provider attempts."
-)
-_retries = _meter.create_counter(
-    "steadyflow.llm.retries", unit="{retry}", description="Retries after failed attempts."
-)
-_retry_delay = _meter.create_histogram(
-    "steadyflow.llm.retry.delay", unit="s", description="Waits before retries."
-)
-_duration = _meter.create_histogram(
-    "gen_ai.client.operation.duration", unit="s", description="Logical model call duration."
-)
-_tokens = _meter.create_histogram(
-    "gen_ai.client.token.usage", unit="{token}", description="Tokens used per model call."
-)
-_exhaustions = _meter.create_counter(
-    "steadyflow.llm.budget.exhaustions",
-    unit="{invocation}",
-    description="Invocations stopped by max_llm_calls.",
-)
-
+_METRICS_API = "opentelemetry.metrics"
+_METER_PROVIDER_ENV = "OTEL_PYTHON_METER_PROVIDER"
 _NO_SDK = ("_ProxyMeterProvider", "NoOpMeterProvider")
 _sdk_seen = False
 
@@ -82,13 +72,59 @@ def metrics_enabled() -> bool:
     """False until a real ``MeterProvider`` (an SDK) is installed; then cached True.
 
     The invocation recorder asks once per invocation and skips the records
-    below while it is False (asking costs about a microsecond: the API reads
-    the environment).
+    below while it is False (asking costs about a microsecond: the API, or
+    this check while the API is not imported, reads the environment).
     """
     global _sdk_seen
-    if not _sdk_seen:
+    if not _sdk_seen and (_METRICS_API in sys.modules or _METER_PROVIDER_ENV in os.environ):
+        import opentelemetry.metrics as metrics
+
         _sdk_seen = type(metrics.get_meter_provider()).__name__ not in _NO_SDK
     return _sdk_seen
+
+
+@dataclass(frozen=True, slots=True)
+class _Instruments:
+    """The instruments above, created together on the first record."""
+
+    attempts: Counter
+    retries: Counter
+    retry_delay: Histogram
+    duration: Histogram
+    tokens: Histogram
+    exhaustions: Counter
+
+
+@cache
+def _instruments() -> _Instruments:
+    """Create the instruments on the global meter provider (this imports the API)."""
+    import opentelemetry.metrics as metrics
+
+    meter = metrics.get_meter(TRACER_NAME)
+    return _Instruments(
+        attempts=meter.create_counter(
+            "steadyflow.llm.attempts", unit="{attempt}", description="Provider attempts."
+        ),
+        retries=meter.create_counter(
+            "steadyflow.llm.retries", unit="{retry}", description="Retries after failed attempts."
+        ),
+        retry_delay=meter.create_histogram(
+            "steadyflow.llm.retry.delay", unit="s", description="Waits before retries."
+        ),
+        duration=meter.create_histogram(
+            "gen_ai.client.operation.duration",
+            unit="s",
+            description="Logical model call duration.",
+        ),
+        tokens=meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}", description="Tokens used per model call."
+        ),
+        exhaustions=meter.create_counter(
+            "steadyflow.llm.budget.exhaustions",
+            unit="{invocation}",
+            description="Invocations stopped by max_llm_calls.",
+        ),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -107,22 +143,24 @@ def record_failed_attempt(
     provider: str, model: str, error_type: str, retry_delay: float | None, from_retry_after: bool
 ) -> None:
     """Count a failed attempt and, when a retry follows (``retry_delay`` set), the retry."""
+    instruments = _instruments()
     failed = _attributes(provider, model, (ATTR_ERROR_TYPE, error_type))
-    _attempts.add(1, failed)
+    instruments.attempts.add(1, failed)
     if retry_delay is not None:
-        _retries.add(1, failed)
+        instruments.retries.add(1, failed)
         waited = _attributes(
             provider,
             model,
             (ATTR_ERROR_TYPE, error_type),
             (ATTR_FROM_RETRY_AFTER, from_retry_after),
         )
-        _retry_delay.record(retry_delay, waited)
+        instruments.retry_delay.record(retry_delay, waited)
 
 
 def record_failed_call(provider: str, model: str, seconds: float, error_type: str) -> None:
     """Record the duration of a logical call the policy gave up on."""
-    _duration.record(seconds, _attributes(provider, model, (ATTR_ERROR_TYPE, error_type)))
+    failed = _attributes(provider, model, (ATTR_ERROR_TYPE, error_type))
+    _instruments().duration.record(seconds, failed)
 
 
 def record_success(
@@ -133,15 +171,17 @@ def record_success(
     output_tokens: int | None,
 ) -> None:
     """Count the successful attempt; record the call's duration and token usage."""
-    base = _attributes(provider, model)
-    _attempts.add(1, base)
-    _duration.record(seconds, base)
+    instruments, base = _instruments(), _attributes(provider, model)
+    instruments.attempts.add(1, base)
+    instruments.duration.record(seconds, base)
     if input_tokens is not None:
-        _tokens.record(input_tokens, _attributes(provider, model, (ATTR_TOKEN_TYPE, "input")))
+        by_type = _attributes(provider, model, (ATTR_TOKEN_TYPE, "input"))
+        instruments.tokens.record(input_tokens, by_type)
     if output_tokens is not None:
-        _tokens.record(output_tokens, _attributes(provider, model, (ATTR_TOKEN_TYPE, "output")))
+        by_type = _attributes(provider, model, (ATTR_TOKEN_TYPE, "output"))
+        instruments.tokens.record(output_tokens, by_type)
 
 
 def record_budget_exhausted(agent_name: str) -> None:
     """Count one invocation stopped by its ``max_llm_calls`` budget."""
-    _exhaustions.add(1, {ATTR_AGENT_NAME: agent_name})
+    _instruments().exhaustions.add(1, {ATTR_AGENT_NAME: agent_name})

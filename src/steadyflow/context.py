@@ -15,8 +15,6 @@ import os
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry.trace import Span
-
 from .errors import LlmCallsLimitExceededError
 from .events import EventActions
 from .models.llm_request import LlmRequest
@@ -26,6 +24,8 @@ from .tracing import InvocationRecorder
 from .types import Content
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
     from .agents.base_agent import BaseAgent
 
 __all__ = ["CallbackContext", "InvocationContext", "LlmCallBudget", "State", "ToolContext"]

@@ -1,9 +1,13 @@
 """OpenTelemetry spans for steadyflow, written against the API alone.
 
-Only ``opentelemetry-api`` is a dependency. With no SDK configured the API
-hands out non-recording spans; the helpers below skip all attribute work for
-those and never build a context for an invalid span, so tracing costs close
-to nothing until a user installs a ``TracerProvider``.
+Only ``opentelemetry-api`` is a dependency, imported only when needed: a
+tracer provider can be set only through ``opentelemetry.trace`` or named by
+``OTEL_PYTHON_TRACER_PROVIDER``, and while neither is so (a ``sys.modules``
+lookup, asked again each run) the helpers return ``_NO_SPAN`` and skip the
+import (about 10 ms). Once the API is loaded its spans are used: with no SDK
+the helpers skip all attribute work for its non-recording spans and never
+build a context for an invalid span, so tracing costs close to nothing until
+a user installs a ``TracerProvider``.
 
 Spans are started *without* becoming current: the model call runs inside an
 async generator that yields to the flow between chunks, and a context
@@ -44,22 +48,16 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, cast
 
-from opentelemetry import context as otel_context
-from opentelemetry import trace
-from opentelemetry.trace import (
-    INVALID_SPAN,
-    NoOpTracerProvider,
-    ProxyTracerProvider,
-    Span,
-    SpanKind,
-    Status,
-    StatusCode,
-)
-from opentelemetry.util.types import AttributeValue
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, SpanKind, Tracer
+    from opentelemetry.util.types import AttributeValue
 
 __all__ = [
     "ATTR_AGENT_NAME",
@@ -137,8 +135,63 @@ ATTR_BUDGET_LIMIT = "steadyflow.llm.budget.limit"
 
 CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
-# A ProxyTracer: it resolves to the SDK's tracer once a provider is installed.
-_tracer = trace.get_tracer(TRACER_NAME)
+_TRACE_API = "opentelemetry.trace"
+_TRACER_PROVIDER_ENV = "OTEL_PYTHON_TRACER_PROVIDER"
+
+
+@dataclass(frozen=True, slots=True)
+class _InvalidSpanContext:
+    """The span context of ``_NO_SPAN``: the API's invalid context, by value."""
+
+    trace_id: int = 0
+    span_id: int = 0
+    is_remote: bool = False
+    is_valid: bool = False
+
+
+_INVALID_CONTEXT: Final = _InvalidSpanContext()
+
+
+class _NoSpan:
+    """``INVALID_SPAN``'s stand-in while nothing has imported ``opentelemetry.trace``.
+
+    No provider can record then, so it answers a span's calls as the API's
+    invalid span would, without importing the API to get that span.
+    """
+
+    __slots__ = ()
+
+    def get_span_context(self) -> _InvalidSpanContext:
+        return _INVALID_CONTEXT
+
+    def is_recording(self) -> bool:
+        return False
+
+    def _ignore(self, *args: object, **kwargs: object) -> None:
+        """Everything that would record or end the span does nothing."""
+
+    end = set_attribute = set_attributes = set_status = _ignore
+    add_event = add_link = update_name = record_exception = _ignore
+
+
+_NO_SPAN: Final = cast("Span", _NoSpan())
+_noop = _NO_SPAN  # becomes the API's INVALID_SPAN once the API is loaded
+
+
+def _noop_span() -> Span:
+    """What a helper returns when nothing can record: the API's ``INVALID_SPAN`` once loaded."""
+    global _noop
+    if _noop is _NO_SPAN and (trace := sys.modules.get(_TRACE_API)) is not None:
+        _noop = trace.INVALID_SPAN
+    return _noop
+
+
+@cache
+def _tracer() -> Tracer:
+    """The steadyflow tracer, asked for once a real ``TracerProvider`` is installed."""
+    import opentelemetry.trace as trace
+
+    return trace.get_tracer(TRACER_NAME)
 
 
 _sdk_seen = False
@@ -149,13 +202,17 @@ def tracing_enabled() -> bool:
 
     Without one every span would be a no-op, so callers may skip building
     attributes; the current context is left untouched either way, so trace
-    propagation through the API still works. A positive answer is cached:
-    OpenTelemetry lets the global provider be set only once.
+    propagation through the API still works. While the API is not imported
+    (and the environment names no provider) the answer is False without
+    importing it. A positive answer is cached: OpenTelemetry lets the global
+    provider be set only once.
     """
     global _sdk_seen
-    if not _sdk_seen:
+    if not _sdk_seen and (_TRACE_API in sys.modules or _TRACER_PROVIDER_ENV in os.environ):
+        import opentelemetry.trace as trace
+
         provider = trace.get_tracer_provider()
-        _sdk_seen = not isinstance(provider, ProxyTracerProvider | NoOpTracerProvider)
+        _sdk_seen = not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
     return _sdk_seen
 
 
@@ -163,7 +220,7 @@ def start_span(
     name: str,
     *,
     parent: Span | None = None,
-    kind: SpanKind = SpanKind.INTERNAL,
+    kind: SpanKind | None = None,
     attributes: Mapping[str, AttributeValue] | None = None,
 ) -> Span:
     """Start (but do not activate) a span; the caller must ``end()`` it.
@@ -172,17 +229,31 @@ def start_span(
         name: the span name.
         parent: the parent span; ``None`` uses the current context. A parent
             that is not a real span (no SDK) yields a no-op span at once.
-        kind: the OpenTelemetry span kind.
+        kind: the OpenTelemetry span kind; ``None`` for ``INTERNAL``.
         attributes: attributes known at start (samplers can see them).
     """
+    if (noop := _noop_child(parent)) is not None:
+        return noop
+    import opentelemetry.trace as trace
+
+    context = None if parent is None else trace.set_span_in_context(parent)
+    kind = trace.SpanKind.INTERNAL if kind is None else kind
+    return _tracer().start_span(name, context=context, kind=kind, attributes=attributes)
+
+
+def _noop_child(parent: Span | None) -> Span | None:
+    """The no-op span a child of ``parent`` would be, or ``None`` if the child may record.
+
+    Known before the child's name and attributes are built: a parent that is
+    not a real span has only no-op children, and so has the current context
+    while no SDK is installed.
+    """
+    noop = _noop_span()
+    if parent is noop:
+        return noop
     if parent is None:
-        if not tracing_enabled():
-            return INVALID_SPAN
-        return _tracer.start_span(name, kind=kind, attributes=attributes)
-    if not parent.get_span_context().is_valid:
-        return INVALID_SPAN
-    context = trace.set_span_in_context(parent)
-    return _tracer.start_span(name, context=context, kind=kind, attributes=attributes)
+        return None if tracing_enabled() else noop
+    return None if parent.get_span_context().is_valid else noop
 
 
 @contextmanager
@@ -194,6 +265,9 @@ def activate(span: Span) -> Iterator[None]:
     if not span.get_span_context().is_valid:
         yield
         return
+    import opentelemetry.context as otel_context
+    import opentelemetry.trace as trace
+
     token = otel_context.attach(trace.set_span_in_context(span))
     try:
         yield
@@ -211,8 +285,10 @@ def record_error(span: Span, error: BaseException, *, exception_event: bool = Fa
     """
     if not span.is_recording():
         return
+    import opentelemetry.trace as trace
+
     span.set_attribute(ATTR_ERROR_TYPE, type(error).__qualname__)
-    span.set_status(Status(StatusCode.ERROR, f"{type(error).__qualname__}: {error}"))
+    span.set_status(trace.Status(trace.StatusCode.ERROR, f"{type(error).__qualname__}: {error}"))
     if exception_event:
         span.record_exception(error)
 
@@ -224,12 +300,16 @@ def start_llm_call_span(
 
     ``parent`` is the agent's span; ``None`` uses the current context.
     """
-    if parent is INVALID_SPAN:  # no SDK: skip building the name and attributes
-        return INVALID_SPAN
+    if parent is not None and (parent is _NO_SPAN or parent is _noop):
+        return parent  # no SDK: skip building the name and attributes
+    if (noop := _noop_child(parent)) is not None:
+        return noop
+    import opentelemetry.trace as trace
+
     return start_span(
         f"call_llm {model}",
         parent=parent,
-        kind=SpanKind.CLIENT,
+        kind=trace.SpanKind.CLIENT,
         attributes={
             ATTR_OPERATION_NAME: "chat",
             ATTR_PROVIDER_NAME: provider,
@@ -247,8 +327,10 @@ def start_llm_attempt_span(call_span: Span, *, attempt: int, delay: float) -> Sp
         attempt: the attempt number (1 = first).
         delay: seconds waited before this attempt (0 for the first).
     """
-    if call_span is INVALID_SPAN:
-        return INVALID_SPAN
+    if call_span is _NO_SPAN or call_span is _noop:
+        return call_span
+    if (noop := _noop_child(call_span)) is not None:
+        return noop
     return start_span(
         "llm_attempt",
         parent=call_span,
@@ -270,6 +352,8 @@ def start_agent_span(
         invocation_id: the invocation the run belongs to.
         parent: the transferring agent's span; ``None`` for the caller's current span.
     """
+    if (noop := _noop_child(parent)) is not None:
+        return noop
     return start_span(
         f"invoke_agent {agent_name}",
         parent=parent,
@@ -300,8 +384,10 @@ def end_agent_span(
 
 def start_tool_span(tool_name: str, call_id: str | None, *, parent: Span | None) -> Span:
     """Start the ``execute_tool {tool}`` span of one tool call."""
-    if parent is INVALID_SPAN:
-        return INVALID_SPAN
+    if parent is not None and (parent is _NO_SPAN or parent is _noop):
+        return parent
+    if (noop := _noop_child(parent)) is not None:
+        return noop
     attributes: dict[str, AttributeValue] = {
         ATTR_OPERATION_NAME: "execute_tool",
         ATTR_TOOL_NAME: tool_name,

@@ -29,9 +29,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Protocol
-
-from opentelemetry.trace import Span
+from typing import TYPE_CHECKING, Protocol
 
 from .. import telemetry
 from ..models.base import BaseLlm
@@ -44,6 +42,9 @@ from .clock import Clock, current_clock
 from .config import RetryConfig
 from .guards import Guards
 from .policy import RetryDecision, RetryDetails, decide
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span
 
 __all__ = ["AttemptObserver", "generate_with_retries"]
 

@@ -16,13 +16,13 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry.trace import Span
-
 from .. import _metrics, telemetry
 from ..errors import call_limit_in_chain
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
     from ..models.llm_request import LlmRequest
     from ..models.llm_response import LlmResponse
     from ..retry.policy import RetryDecision, RetryDetails
