@@ -30,13 +30,12 @@ plus the ones listed):
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from ._otel import api_may_be_set
 from .telemetry import (
     ATTR_AGENT_NAME,
     ATTR_ERROR_TYPE,
@@ -76,7 +75,7 @@ def metrics_enabled() -> bool:
     this check while the API is not imported, reads the environment).
     """
     global _sdk_seen
-    if not _sdk_seen and (_METRICS_API in sys.modules or _METER_PROVIDER_ENV in os.environ):
+    if not _sdk_seen and api_may_be_set(_METRICS_API, _METER_PROVIDER_ENV):
         import opentelemetry.metrics as metrics
 
         _sdk_seen = type(metrics.get_meter_provider()).__name__ not in _NO_SDK

@@ -1,10 +1,8 @@
 """OpenTelemetry spans for steadyflow, written against the API alone.
 
-Only ``opentelemetry-api`` is a dependency, imported only when needed: a
-tracer provider can be set only through ``opentelemetry.trace`` or named by
-``OTEL_PYTHON_TRACER_PROVIDER``, and while neither is so (a ``sys.modules``
-lookup, asked again each run) the helpers return ``_NO_SPAN`` and skip the
-import (about 10 ms). Once the API is loaded its spans are used: with no SDK
+Only ``opentelemetry-api`` is a dependency, imported only when a provider
+may have been set (``steadyflow._otel``); until then the helpers return a
+no-op span without importing it. Once the API is loaded its spans are used: with no SDK
 the helpers skip all attribute work for its non-recording spans and never
 build a context for an invalid span, so tracing costs close to nothing until
 a user installs a ``TracerProvider``.
@@ -48,15 +46,15 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any
+
+from . import _otel
+from ._otel import TRACER_NAME
 
 if TYPE_CHECKING:
-    from opentelemetry.trace import Span, SpanKind, Tracer
+    from opentelemetry.trace import Span, SpanKind
     from opentelemetry.util.types import AttributeValue
 
 __all__ = [
@@ -102,7 +100,6 @@ __all__ = [
     "start_tool_span",
 ]
 
-TRACER_NAME = "steadyflow"
 
 ATTR_OPERATION_NAME = "gen_ai.operation.name"
 ATTR_PROVIDER_NAME = "gen_ai.provider.name"
@@ -135,86 +132,6 @@ ATTR_BUDGET_LIMIT = "steadyflow.llm.budget.limit"
 
 CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
-_TRACE_API = "opentelemetry.trace"
-_TRACER_PROVIDER_ENV = "OTEL_PYTHON_TRACER_PROVIDER"
-
-
-@dataclass(frozen=True, slots=True)
-class _InvalidSpanContext:
-    """The span context of ``_NO_SPAN``: the API's invalid context, by value."""
-
-    trace_id: int = 0
-    span_id: int = 0
-    is_remote: bool = False
-    is_valid: bool = False
-
-
-_INVALID_CONTEXT: Final = _InvalidSpanContext()
-
-
-class _NoSpan:
-    """``INVALID_SPAN``'s stand-in while nothing has imported ``opentelemetry.trace``.
-
-    No provider can record then, so it answers a span's calls as the API's
-    invalid span would, without importing the API to get that span.
-    """
-
-    __slots__ = ()
-
-    def get_span_context(self) -> _InvalidSpanContext:
-        return _INVALID_CONTEXT
-
-    def is_recording(self) -> bool:
-        return False
-
-    def _ignore(self, *args: object, **kwargs: object) -> None:
-        """Everything that would record or end the span does nothing."""
-
-    end = set_attribute = set_attributes = set_status = _ignore
-    add_event = add_link = update_name = record_exception = _ignore
-
-
-_NO_SPAN: Final = cast("Span", _NoSpan())
-_noop = _NO_SPAN  # becomes the API's INVALID_SPAN once the API is loaded
-
-
-def _noop_span() -> Span:
-    """What a helper returns when nothing can record: the API's ``INVALID_SPAN`` once loaded."""
-    global _noop
-    if _noop is _NO_SPAN and (trace := sys.modules.get(_TRACE_API)) is not None:
-        _noop = trace.INVALID_SPAN
-    return _noop
-
-
-@cache
-def _tracer() -> Tracer:
-    """The steadyflow tracer, asked for once a real ``TracerProvider`` is installed."""
-    import opentelemetry.trace as trace
-
-    return trace.get_tracer(TRACER_NAME)
-
-
-_sdk_seen = False
-
-
-def tracing_enabled() -> bool:
-    """False until a real ``TracerProvider`` (an SDK) is installed.
-
-    Without one every span would be a no-op, so callers may skip building
-    attributes; the current context is left untouched either way, so trace
-    propagation through the API still works. While the API is not imported
-    (and the environment names no provider) the answer is False without
-    importing it. A positive answer is cached: OpenTelemetry lets the global
-    provider be set only once.
-    """
-    global _sdk_seen
-    if not _sdk_seen and (_TRACE_API in sys.modules or _TRACER_PROVIDER_ENV in os.environ):
-        import opentelemetry.trace as trace
-
-        provider = trace.get_tracer_provider()
-        _sdk_seen = not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
-    return _sdk_seen
-
 
 def start_span(
     name: str,
@@ -232,28 +149,13 @@ def start_span(
         kind: the OpenTelemetry span kind; ``None`` for ``INTERNAL``.
         attributes: attributes known at start (samplers can see them).
     """
-    if (noop := _noop_child(parent)) is not None:
+    if (noop := _otel.noop_child(parent)) is not None:
         return noop
     import opentelemetry.trace as trace
 
     context = None if parent is None else trace.set_span_in_context(parent)
     kind = trace.SpanKind.INTERNAL if kind is None else kind
-    return _tracer().start_span(name, context=context, kind=kind, attributes=attributes)
-
-
-def _noop_child(parent: Span | None) -> Span | None:
-    """The no-op span a child of ``parent`` would be, or ``None`` if the child may record.
-
-    Known before the child's name and attributes are built: a parent that is
-    not a real span has only no-op children, and so has the current context
-    while no SDK is installed.
-    """
-    noop = _noop_span()
-    if parent is noop:
-        return noop
-    if parent is None:
-        return None if tracing_enabled() else noop
-    return None if parent.get_span_context().is_valid else noop
+    return _otel.tracer().start_span(name, context=context, kind=kind, attributes=attributes)
 
 
 @contextmanager
@@ -300,9 +202,9 @@ def start_llm_call_span(
 
     ``parent`` is the agent's span; ``None`` uses the current context.
     """
-    if parent is not None and (parent is _NO_SPAN or parent is _noop):
+    if parent is not None and _otel.is_noop(parent):
         return parent  # no SDK: skip building the name and attributes
-    if (noop := _noop_child(parent)) is not None:
+    if (noop := _otel.noop_child(parent)) is not None:
         return noop
     import opentelemetry.trace as trace
 
@@ -327,9 +229,9 @@ def start_llm_attempt_span(call_span: Span, *, attempt: int, delay: float) -> Sp
         attempt: the attempt number (1 = first).
         delay: seconds waited before this attempt (0 for the first).
     """
-    if call_span is _NO_SPAN or call_span is _noop:
+    if _otel.is_noop(call_span):
         return call_span
-    if (noop := _noop_child(call_span)) is not None:
+    if (noop := _otel.noop_child(call_span)) is not None:
         return noop
     return start_span(
         "llm_attempt",
@@ -352,7 +254,7 @@ def start_agent_span(
         invocation_id: the invocation the run belongs to.
         parent: the transferring agent's span; ``None`` for the caller's current span.
     """
-    if (noop := _noop_child(parent)) is not None:
+    if (noop := _otel.noop_child(parent)) is not None:
         return noop
     return start_span(
         f"invoke_agent {agent_name}",
@@ -384,9 +286,9 @@ def end_agent_span(
 
 def start_tool_span(tool_name: str, call_id: str | None, *, parent: Span | None) -> Span:
     """Start the ``execute_tool {tool}`` span of one tool call."""
-    if parent is not None and (parent is _NO_SPAN or parent is _noop):
+    if parent is not None and _otel.is_noop(parent):
         return parent
-    if (noop := _noop_child(parent)) is not None:
+    if (noop := _otel.noop_child(parent)) is not None:
         return noop
     attributes: dict[str, AttributeValue] = {
         ATTR_OPERATION_NAME: "execute_tool",
