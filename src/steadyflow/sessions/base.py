@@ -74,6 +74,23 @@ def apply_event_locally(session: Session, event: Event) -> Event:
     return event
 
 
+def copy_with(session: Session, state: dict[str, Any], events: list[Event]) -> Session:
+    """A shallow copy of ``session`` with its own ``state`` and ``events``.
+
+    The other fields are immutable values. Built as pydantic's ``__copy__``
+    builds one (the instance dict and fields-set copied, no validation),
+    minus ``model_copy``'s generic update path: stores do this on every load.
+    """
+    copy = Session.__new__(Session)
+    fields = dict(session.__dict__)
+    fields["state"], fields["events"] = state, events
+    object.__setattr__(copy, "__dict__", fields)
+    object.__setattr__(copy, "__pydantic_fields_set__", set(session.__pydantic_fields_set__))
+    object.__setattr__(copy, "__pydantic_extra__", None)
+    object.__setattr__(copy, "__pydantic_private__", None)
+    return copy
+
+
 def mark_appended(session: Session, revision: int, update_time: float) -> None:
     """Set ``revision`` and ``last_update_time`` after an append.
 

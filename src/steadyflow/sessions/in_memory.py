@@ -12,7 +12,13 @@ from typing import Any
 
 from ..errors import SessionError, StaleSessionError
 from ..events import Event
-from .base import BaseSessionService, Session, apply_event_locally, mark_appended
+from .base import (
+    BaseSessionService,
+    Session,
+    apply_event_locally,
+    copy_with,
+    mark_appended,
+)
 from .state import split_delta
 
 __all__ = ["InMemorySessionService"]
@@ -106,8 +112,4 @@ class InMemorySessionService(BaseSessionService):
             state[k] = v
         for k, v in self._user_state.get((stored.app_name, stored.user_id), {}).items():
             state[k] = v
-        # A shallow copy with its own state and event list (the other fields are
-        # immutable): a third of the cost of model_construct, on every load.
-        return stored.model_copy(
-            update={"state": state, "events": list(stored.events) if with_events else []}
-        )
+        return copy_with(stored, state, list(stored.events) if with_events else [])

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["InvocationRecorder", "ModelCallRecorder", "ToolCallScope"]
 
 _MESSAGE_LIMIT = 500
+_DIGITS = 6  # times are stored to the microsecond
 
 
 class InvocationRecorder:
@@ -131,29 +132,26 @@ class InvocationRecorder:
                 _metrics.record_budget_exhausted(agent_name)
         for step in trace.steps:
             _close_step(step, trace, now)
-        trace.duration = _us(now)
+        trace.duration = round(now, _DIGITS)
         return trace
-
-
-def _us(seconds: float) -> float:
-    """Times are stored to the microsecond."""
-    return round(seconds, 6)
 
 
 def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
     """Totals, rounded times, and the records the invocation's end cut short."""
-    step.start, step.end = _us(step.start), _us(now if step.end is None else step.end)
+    end = now if step.end is None else step.end
+    step.start, step.end = round(step.start, _DIGITS), round(end, _DIGITS)
     trace.input_tokens += step.input_tokens or 0
     trace.output_tokens += step.output_tokens or 0
     for tool in step.tools:
         if tool.end is None:
             tool.end, tool.status = now, "cancelled"
-        tool.start, tool.end = _us(tool.start), _us(tool.end)
+        tool.start, tool.end = round(tool.start, _DIGITS), round(tool.end, _DIGITS)
     for attempt in step.attempts:
         if attempt.end is None:
             attempt.end, attempt.status = now, "cancelled"
-        attempt.start, attempt.end = _us(attempt.start), _us(attempt.end)
-        attempt.delay = _us(attempt.delay)
+        attempt.start, attempt.end = round(attempt.start, _DIGITS), round(attempt.end, _DIGITS)
+        if attempt.delay:
+            attempt.delay = round(attempt.delay, _DIGITS)
     if step.attempts and step.attempts[-1].outcome == "retry":  # the retry never started
         step.attempts[-1].outcome = f"stopped by {trace.error_type or trace.status}"
 
