@@ -33,9 +33,20 @@ __all__ = [
 TRACER_NAME = "steadyflow"
 
 
+@cache
+def _in_environment(name: str) -> bool:
+    # Read once: OpenTelemetry's provider variables configure a process from its
+    # start; reading os.environ costs about a microsecond, twice per invocation.
+    return name in os.environ
+
+
 def api_may_be_set(module: str, provider_env: str) -> bool:
-    """Whether a provider of the OpenTelemetry API ``module`` may have been set."""
-    return module in sys.modules or provider_env in os.environ
+    """Whether a provider of the OpenTelemetry API ``module`` may have been set.
+
+    ``provider_env`` is read once per process: set it before the process
+    starts, as OpenTelemetry's own configuration expects.
+    """
+    return module in sys.modules or _in_environment(provider_env)
 
 
 _TRACE_API = "opentelemetry.trace"

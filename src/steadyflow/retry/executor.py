@@ -77,17 +77,23 @@ class _CallInfo:
     max_attempts: int
 
 
-async def _next_response(
-    responses: AsyncIterator[LlmResponse], span: Span, traced: bool
-) -> LlmResponse | None:
-    """The provider's next response (``None`` at the end), with ``span`` current meanwhile."""
+async def _with_span_current(
+    responses: AsyncIterator[LlmResponse], span: Span
+) -> AsyncIterator[LlmResponse]:
+    """``responses``, with ``span`` current while each one is awaited (never across a yield).
+
+    Closing this generator closes ``responses`` too.
+    """
     try:
-        if not traced:
-            return await anext(responses)
-        with telemetry.activate(span):
-            return await anext(responses)
-    except StopAsyncIteration:
-        return None
+        while True:
+            with telemetry.activate(span):
+                try:
+                    response = await anext(responses)
+                except StopAsyncIteration:
+                    return
+            yield response
+    finally:
+        await _close(responses)
 
 
 async def _close(responses: AsyncIterator[LlmResponse]) -> None:
@@ -239,9 +245,10 @@ class _RetryLoop:
                 failure: Exception | None = None
                 emitted = False
                 responses = llm.generate_content_async(self.request, stream=self.stream)
-                traced = span.get_span_context().is_valid
+                if span.get_span_context().is_valid:
+                    responses = _with_span_current(responses, span)
                 try:
-                    while (response := await _next_response(responses, span, traced)) is not None:
+                    async for response in responses:
                         emitted = True
                         yield response
                 except Exception as error:

@@ -50,11 +50,11 @@ __all__ = [
 
 def trace_event(trace: InvocationTrace) -> Event:
     """The event that stores ``trace`` in the session."""
-    return Event(
-        invocation_id=trace.invocation_id,
-        author=TRACE_AUTHOR,
-        custom_metadata={TRACE_METADATA_KEY: trace.to_json()},
-    )
+    event = Event(invocation_id=trace.invocation_id, author=TRACE_AUTHOR)
+    # Assigned, not passed: validating the metadata would copy the dict and
+    # walk the text, once per invocation, for a value built right here.
+    event.custom_metadata = {TRACE_METADATA_KEY: trace.to_json()}
+    return event
 
 
 def is_trace_event(event: Event) -> bool:

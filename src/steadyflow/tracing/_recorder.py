@@ -71,6 +71,9 @@ class InvocationRecorder:
         self, span: Span, agent_name: str, first_step: int, budget_used: int, budget_limit: int
     ) -> None:
         """End an ``invoke_agent`` span with its run's steps (from index ``first_step``)."""
+        if not span.is_recording():
+            span.end()
+            return
         steps = [s for s in self.trace.steps[first_step:] if s.agent == agent_name]
         telemetry.end_agent_span(
             span,
