@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, cast
 
 from ..context import CallbackContext, InvocationContext
 from ..errors import call_limit_in_chain
-from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..retry.executor import generate_with_retries
 from ..run_config import StreamingMode
-from ..tracing import ModelCallRecorder, StepTrace
+from ..tracing import StepTrace
 from .callbacks import run_callbacks
 
 if TYPE_CHECKING:
@@ -43,11 +42,14 @@ async def _after_model(
     return response if replaced is None else cast(LlmResponse, replaced)
 
 
-def _observer(
-    ctx: InvocationContext, llm: BaseLlm, request: LlmRequest, step: StepTrace | None
-) -> ModelCallRecorder:
-    """What records this call's attempts in the invocation's trace, spans and metrics."""
-    return ctx.trace.model_call(
+def _call_model(
+    ctx: InvocationContext, agent: LlmAgent, request: LlmRequest, step: StepTrace | None
+) -> AsyncIterator[LlmResponse]:
+    """The model's responses under the retry policy, recorded in the trace as they come."""
+    if ctx.on_model_request is not None:
+        ctx.on_model_request(ctx.invocation_id, step.number if step is not None else 0, request)
+    llm = agent.canonical_model
+    observer = ctx.trace.model_call(
         step,
         request,
         provider=llm.provider,
@@ -55,20 +57,50 @@ def _observer(
         conversation_id=ctx.session.id,
         respect_retry_after=ctx.run_config.retry_config.respect_retry_after,
     )
+    return generate_with_retries(
+        llm,
+        request,
+        stream=ctx.run_config.streaming_mode is StreamingMode.SSE,
+        config=ctx.run_config.retry_config,
+        before_attempt=ctx.increment_llm_call_count,
+        agent_name=agent.name,
+        invocation_id=ctx.invocation_id,
+        parent_span=ctx.agent_span,
+        observer=observer,
+    )
 
 
-async def call_llm(
+def call_llm(
     ctx: InvocationContext,
     request: LlmRequest,
     callback_context: CallbackContext,
     step: StepTrace | None = None,
 ) -> AsyncIterator[LlmResponse]:
-    """Yield the responses of one logical model call (partials, then the complete one).
+    """The responses of one logical model call (partials, then the complete one).
 
     ``step`` is the trace step the call belongs to; its attempts, tokens and
-    short-circuits are recorded there.
+    short-circuits are recorded there. An agent without model callbacks gets
+    the retry loop's generator itself: a layer with nothing to do would cost
+    on every response.
     """
     agent = cast("LlmAgent", ctx.agent)
+    if (
+        agent.before_model_callbacks
+        or agent.after_model_callbacks
+        or agent.on_model_error_callbacks
+    ):
+        return _call_with_callbacks(ctx, agent, request, callback_context, step)
+    return _call_model(ctx, agent, request, step)
+
+
+async def _call_with_callbacks(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    request: LlmRequest,
+    callback_context: CallbackContext,
+    step: StepTrace | None,
+) -> AsyncIterator[LlmResponse]:
+    """``_call_model`` inside the before-, after- and on-error model callbacks."""
     if agent.before_model_callbacks:
         answer = await run_callbacks(
             agent.before_model_callbacks, callback_context=callback_context, llm_request=request
@@ -81,24 +113,8 @@ async def call_llm(
                 step.short_circuit = "before_model_callback"
             yield answer.model_copy(update={"custom_metadata": metadata})
             return
-    if ctx.on_model_request is not None:
-        ctx.on_model_request(ctx.invocation_id, step.number if step is not None else 0, request)
-    llm = agent.canonical_model
-    stream = ctx.run_config.streaming_mode is StreamingMode.SSE
-    observer = _observer(ctx, llm, request, step)
     try:
-        async for response in generate_with_retries(
-            llm,
-            request,
-            stream=stream,
-            config=ctx.run_config.retry_config,
-            before_attempt=ctx.increment_llm_call_count,
-            agent_name=agent.name,
-            invocation_id=ctx.invocation_id,
-            parent_span=ctx.agent_span,
-            observer=observer,
-        ):
-            observer.response_received(response)
+        async for response in _call_model(ctx, agent, request, step):
             if response.partial:
                 yield response
             else:

@@ -66,6 +66,9 @@ class AttemptObserver(Protocol):
     def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
         """The attempt failed; ``decision`` says whether a retry follows, and when."""
 
+    def response_received(self, response: LlmResponse) -> None:
+        """The attempt yields ``response`` to the flow (the complete one ends it)."""
+
 
 @dataclass(frozen=True)
 class _CallInfo:
@@ -250,6 +253,8 @@ class _RetryLoop:
                 try:
                     async for response in responses:
                         emitted = True
+                        if self.observer is not None:
+                            self.observer.response_received(response)
                         yield response
                 except Exception as error:
                     telemetry.record_error(span, error)
