@@ -27,12 +27,12 @@ class LlmRequest(BaseModel):
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Add paragraphs to the system instruction."""
-        parts = [i for i in instructions if i]
-        if not parts:
+        joined = "\n\n".join(filter(None, instructions))
+        if not joined:
             return
-        existing = self.config.system_instruction
-        joined = "\n\n".join(parts)
-        self.config.system_instruction = f"{existing}\n\n{joined}" if existing else joined
+        config = self.config
+        existing = config.system_instruction
+        config.system_instruction = f"{existing}\n\n{joined}" if existing else joined
 
     def append_tools(self, declarations: list[FunctionDeclaration]) -> None:
         """Declare more tools to the model."""

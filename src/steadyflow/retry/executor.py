@@ -29,7 +29,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import telemetry
 from ..models.base import BaseLlm
@@ -70,9 +70,8 @@ class AttemptObserver(Protocol):
         """The attempt yields ``response`` to the flow (the complete one ends it)."""
 
 
-@dataclass(frozen=True)
-class _CallInfo:
-    """Who is calling what, for logs."""
+class _CallInfo(NamedTuple):
+    """Who is calling what, for logs (a tuple: one is made per model call)."""
 
     model: str
     agent_name: str
