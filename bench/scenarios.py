@@ -51,7 +51,7 @@ class Profile:
 
 FULL = Profile(
     name="full",
-    rounds=3,
+    rounds=5,
     turns=1000,
     warmup=50,
     history_sizes=(0, 50, 200, 800, 3200),
@@ -63,7 +63,7 @@ FULL = Profile(
     memory_apart=True,
     stream_chunks=(25, 50, 100, 200),
     stream_reps=7,
-    import_reps=7,
+    import_reps=11,
     storm_seconds=30.0,
     storm_capacity=20.0,
 )
