@@ -81,14 +81,15 @@ def copy_with(session: Session, state: dict[str, Any], events: list[Event]) -> S
     builds one (the instance dict and fields-set copied, no validation),
     minus ``model_copy``'s generic update path: stores do this on every load.
     """
-    copy = Session.__new__(Session)
+    cls = type(session)
+    clone = cls.__new__(cls)
     fields = dict(session.__dict__)
     fields["state"], fields["events"] = state, events
-    object.__setattr__(copy, "__dict__", fields)
-    object.__setattr__(copy, "__pydantic_fields_set__", set(session.__pydantic_fields_set__))
-    object.__setattr__(copy, "__pydantic_extra__", None)
-    object.__setattr__(copy, "__pydantic_private__", None)
-    return copy
+    object.__setattr__(clone, "__dict__", fields)
+    object.__setattr__(clone, "__pydantic_fields_set__", set(session.__pydantic_fields_set__))
+    object.__setattr__(clone, "__pydantic_extra__", None)
+    object.__setattr__(clone, "__pydantic_private__", None)
+    return clone
 
 
 def mark_appended(session: Session, revision: int, update_time: float) -> None:
