@@ -24,6 +24,7 @@ from ..errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
+    ModelResponseError,
     ModelTimeoutError,
 )
 from .base import parse_retry_after
@@ -35,6 +36,7 @@ __all__ = [
     "install_hint",
     "is_transport_error",
     "lower_headers",
+    "other_sdk_error",
     "parse_arguments",
     "read_api_key",
     "read_env",
@@ -179,6 +181,33 @@ def transport_error(error: BaseException, provider: str, model: str) -> ModelErr
                 f"{provider} model {model!r}: connection failed ({what})", provider=provider
             )
     return None
+
+
+def other_sdk_error(
+    error: Exception,
+    provider: str,
+    model: str,
+    secret: str | None,
+    unusable: tuple[type[BaseException], ...],
+) -> ModelError | None:
+    """The project error for an SDK exception that is not an HTTP status, or None.
+
+    A raw transport failure becomes a connection or timeout error; an answer
+    the SDK could not read (``unusable`` types, malformed JSON) becomes a
+    ``ModelResponseError`` (never retried), scrubbed of ``secret``. None:
+    not the provider's doing, re-raise it unchanged.
+    """
+    mapped = transport_error(error, provider, model)
+    if mapped is not None:
+        return mapped
+    if not isinstance(error, (*unusable, json.JSONDecodeError)):
+        return None
+    scrub_exception(error, secret)
+    return ModelResponseError(
+        redact(f"{provider} model {model!r} sent an unusable answer: {error}", secret),
+        provider=provider,
+        body=getattr(error, "body", None),
+    )
 
 
 def _http_modules() -> list[Any]:

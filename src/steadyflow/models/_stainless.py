@@ -9,18 +9,17 @@ module and says how to read the status and the message of a status error.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
-from ..errors import ModelConnectionError, ModelResponseError, ModelTimeoutError
+from ..errors import ModelConnectionError, ModelTimeoutError
 from ._http import (
     http_error,
     is_transport_error,
+    other_sdk_error,
     redact,
     scrub_exception,
     status_verdict,
-    transport_error,
 )
 
 __all__ = ["api_error_retryable", "map_api_errors"]
@@ -62,17 +61,10 @@ def map_api_errors(
             provider, model, status_of(exc), exc.response.headers, exc.body, detail
         ) from exc
     except Exception as exc:
-        mapped = transport_error(exc, provider, model)
-        if mapped is not None:
-            raise mapped from exc
-        if not isinstance(exc, sdk.APIError | json.JSONDecodeError):
+        mapped = other_sdk_error(exc, provider, model, secret, (sdk.APIError,))
+        if mapped is None:
             raise
-        scrub_exception(exc, secret)
-        raise ModelResponseError(
-            redact(f"{provider} model {model!r} sent an unusable answer: {exc}", secret),
-            provider=provider,
-            body=getattr(exc, "body", None),
-        ) from exc
+        raise mapped from exc
 
 
 def api_error_retryable(

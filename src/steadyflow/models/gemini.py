@@ -10,7 +10,6 @@ function calling. The flow's retry policy is the only layer that retries.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import AsyncIterator, Collection, Iterator
 from typing import Any
 
@@ -38,11 +37,11 @@ from ._http import (
     LoopLocal,
     http_error,
     is_transport_error,
+    other_sdk_error,
     read_api_key,
     read_env,
     redact,
     scrub_exception,
-    transport_error,
 )
 from .base import BaseLlm
 from .llm_request import LlmRequest
@@ -132,16 +131,12 @@ class Gemini(BaseLlm):
             status = exc.code if isinstance(exc.code, int) and exc.code >= 400 else 500
             raise http_error(name, model, status, headers, exc.details, detail, hint) from exc
         except Exception as exc:
-            mapped = transport_error(exc, name, model)
-            if mapped is not None:
-                raise mapped from exc
-            if not isinstance(exc, sdk_errors.UnknownApiResponseError | json.JSONDecodeError):
+            mapped = other_sdk_error(
+                exc, name, model, secret, (sdk_errors.UnknownApiResponseError,)
+            )
+            if mapped is None:
                 raise
-            scrub_exception(exc, secret)
-            raise ModelResponseError(
-                redact(f"{name} model {model!r} sent an unusable answer: {exc}", secret),
-                provider=name,
-            ) from exc
+            raise mapped from exc
 
     def is_exception_retryable(
         self, error: BaseException, retryable_status_codes: Collection[int]
