@@ -6,9 +6,6 @@ import logging
 from collections.abc import Iterator
 
 import pytest
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
@@ -19,6 +16,7 @@ from steadyflow.testing.emulator import Fault
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import Content
 from tests.models.providers import ADAPTERS, MODELS, PROVIDERS, SECRET, Emulate, MakeLlm, base_url
+from tests.support.otel import span_exporter
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -122,12 +120,8 @@ async def test_secret_never_appears_in_logs_or_error_messages(
 
 @pytest.fixture(scope="module")
 def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    exporter = span_exporter()
+    exporter.clear()
     yield exporter
     exporter.clear()
 
