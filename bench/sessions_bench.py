@@ -74,19 +74,7 @@ async def fill(service: SqlSessionService, session_id: str, count: int) -> None:
     rows = []
     for seq in range(1, count + 1):
         event = message(seq - 1)
-        rows.append(
-            {
-                "app_name": APP,
-                "user_id": USER,
-                "session_id": session_id,
-                "seq": seq,
-                "id": event.id,
-                "invocation_id": event.invocation_id,
-                "author": event.author,
-                "timestamp": event.timestamp,
-                "data": encode_event(event),
-            }
-        )
+        rows.append(tables.event_row((APP, USER, session_id), seq, event, encode_event(event)))
     s = tables.sessions
     async with service.engine.begin() as conn:
         for start in range(0, len(rows), 1000):

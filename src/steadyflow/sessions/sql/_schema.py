@@ -17,6 +17,8 @@ application's own tables.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from sqlalchemy import (
     JSON,
     Column,
@@ -36,10 +38,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ...errors import SchemaVersionError
 
+if TYPE_CHECKING:
+    from ...events import Event
+
 __all__ = [
     "SCHEMA_VERSION",
     "app_state",
     "ensure_schema",
+    "event_row",
     "events",
     "metadata",
     "schema",
@@ -80,6 +86,23 @@ events = Table(
     Column("data", _JSON, nullable=False),
     UniqueConstraint("app_name", "user_id", "session_id", "id", name="steadyflow_events_event_id"),
 )
+
+
+def event_row(key: tuple[str, str, str], seq: int, event: Event, data: Any) -> dict[str, Any]:
+    """The ``events`` row of ``event`` (``data``: its encoded JSON) in session ``key``."""
+    app_name, user_id, session_id = key
+    return {
+        "app_name": app_name,
+        "user_id": user_id,
+        "session_id": session_id,
+        "seq": seq,
+        "id": event.id,
+        "invocation_id": event.invocation_id,
+        "author": event.author,
+        "timestamp": event.timestamp,
+        "data": data,
+    }
+
 
 app_state = Table(
     "steadyflow_app_state",

@@ -163,7 +163,7 @@ class SqlSessionService(BaseSessionService):
         async with self._write() as conn:
             incarnation = await self._advance(conn, session, stored, scoped.session)
             if incarnation is None or not await q.insert_new(
-                conn, t.events, _event_row(key, session.revision + 1, stored, data)
+                conn, t.events, t.event_row(key, session.revision + 1, stored, data)
             ):
                 await conn.rollback()
                 return event  # stored before: appending it again changes nothing
@@ -267,21 +267,6 @@ class SqlSessionService(BaseSessionService):
             self._engine.sync_engine.dispose(close=False)
         self._loop = loop
         self._ready_lock = asyncio.Lock()
-
-
-def _event_row(key: SessionKey, seq: int, event: Event, data: Any) -> dict[str, Any]:
-    app_name, user_id, session_id = key
-    return {
-        "app_name": app_name,
-        "user_id": user_id,
-        "session_id": session_id,
-        "seq": seq,
-        "id": event.id,
-        "invocation_id": event.invocation_id,
-        "author": event.author,
-        "timestamp": event.timestamp,
-        "data": data,
-    }
 
 
 def _session(
