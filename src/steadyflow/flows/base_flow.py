@@ -31,6 +31,7 @@ from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
 from ..tracing import StepTrace
+from ..types import FunctionCall
 from .call_llm import call_llm
 from .functions import execute_function_calls, prepare_calls
 from .processors.base import RequestProcessor, ResponseProcessor
@@ -121,13 +122,14 @@ class BaseLlmFlow:
                         outcome.last_event = partial
                         yield partial
                     continue
-                event = self.postprocess(ctx, response, callback_context)
-                if event is None:
+                completed = self.postprocess(ctx, response, callback_context)
+                if completed is None:
                     continue
+                event, calls = completed
                 outcome.last_event = event
                 yield event
-                if event.get_function_calls() and not ctx.end_invocation:
-                    async for follow_up in self.run_tools(ctx, event, outcome, step):
+                if calls and not ctx.end_invocation:
+                    async for follow_up in self.run_tools(ctx, calls, outcome, step):
                         outcome.last_event = follow_up
                         yield follow_up
         finally:
@@ -142,30 +144,30 @@ class BaseLlmFlow:
 
     def postprocess(
         self, ctx: InvocationContext, response: LlmResponse, callback_context: CallbackContext
-    ) -> Event | None:
-        """The event for one complete, processed response (None when it carries nothing).
+    ) -> tuple[Event, list[FunctionCall]] | None:
+        """The event for one complete, processed response, and its function calls.
 
-        Its function calls get ids and the long-running list; an action that
-        ends the invocation ends it once the event is out.
+        None when the response carries nothing. The calls get ids and the
+        long-running list; an action that ends the invocation ends it once
+        the event is out.
         """
         event = response_to_event(ctx, response, callback_context.pending_actions())
         if event is None:
             return None
-        if event.get_function_calls():
-            prepare_calls(event, self.tools_for(ctx))
+        calls = prepare_calls(event, self.tools_for(ctx))
         if event.actions.end_invocation:
             ctx.end_invocation = True
-        return event
+        return event, calls
 
     async def run_tools(
         self,
         ctx: InvocationContext,
-        call_event: Event,
+        calls: list[FunctionCall],
         outcome: _StepOutcome,
         step: StepTrace | None = None,
     ) -> AsyncIterator[Event]:
-        """Run the event's function calls: their response event, then any transfer."""
-        response_event = await execute_function_calls(ctx, call_event, self.tools_for(ctx), step)
+        """Run a complete event's function calls: their response event, then any transfer."""
+        response_event = await execute_function_calls(ctx, calls, self.tools_for(ctx), step)
         if response_event is None:
             return
         yield response_event

@@ -35,14 +35,15 @@ logger = logging.getLogger("steadyflow.tools")
 CLIENT_CALL_ID_PREFIX = "sf-"
 
 
-def prepare_calls(event: Event, tools: dict[str, BaseTool]) -> None:
-    """Ready a complete event's calls before it is stored (in place).
+def prepare_calls(event: Event, tools: dict[str, BaseTool]) -> list[FunctionCall]:
+    """Ready a complete event's calls before it is stored (in place); returns them.
 
     Calls without an id get a client-side one; calls of long-running tools
     are listed in ``long_running_tool_ids`` (left None when there are none).
     """
+    calls = event.get_function_calls()
     long_running: list[str] = []
-    for call in event.get_function_calls():
+    for call in calls:
         if not call.id:
             call.id = CLIENT_CALL_ID_PREFIX + os.urandom(8).hex()  # 16 hex digits
         tool = tools.get(call.name)
@@ -50,6 +51,7 @@ def prepare_calls(event: Event, tools: dict[str, BaseTool]) -> None:
             long_running.append(call.id)
     if long_running:
         event.long_running_tool_ids = long_running
+    return calls
 
 
 def _as_response_dict(value: Any) -> dict[str, Any]:
@@ -136,15 +138,14 @@ def _merge(actions: list[EventActions | None]) -> EventActions | None:
 
 async def execute_function_calls(
     ctx: InvocationContext,
-    call_event: Event,
+    calls: list[FunctionCall],
     tools: dict[str, BaseTool],
     step: StepTrace | None = None,
 ) -> Event | None:
-    """Run the event's calls; the function-response event, or None if none answered.
+    """Run ``calls`` (one event's, prepared); the function-response event, or None if none answered.
 
     Each call is recorded in ``step`` of the invocation's trace (when given).
     """
-    calls = call_event.get_function_calls()
     if len(calls) == 1:
         results = [await _call_one(ctx, calls[0], tools, step)]
     else:

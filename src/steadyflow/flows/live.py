@@ -55,12 +55,11 @@ async def run_live(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncIterator[E
             event = response_to_event(ctx, response, None)
             if event is None:
                 continue
-            if not event.partial and event.get_function_calls():
-                prepare_calls(event, tools)
+            calls = [] if event.partial else prepare_calls(event, tools)
             yield event
-            if event.partial or not event.get_function_calls():
+            if not calls:
                 continue
-            response_event = await execute_function_calls(ctx, event, tools)
+            response_event = await execute_function_calls(ctx, calls, tools)
             if response_event is not None:
                 yield response_event
                 assert response_event.content is not None
