@@ -23,7 +23,6 @@ __all__ = [
     "NO_SPAN",
     "TRACER_NAME",
     "api_may_be_set",
-    "is_noop",
     "noop_child",
     "noop_span",
     "tracer",
@@ -130,11 +129,6 @@ def tracing_enabled() -> bool:
     return _sdk_seen
 
 
-def is_noop(span: Span) -> bool:
-    """Whether ``span`` is the no-op span (``NO_SPAN``, or the API's ``INVALID_SPAN``)."""
-    return span is NO_SPAN or span is _noop
-
-
 def noop_child(parent: Span | None) -> Span | None:
     """The no-op span a child of ``parent`` would be, or ``None`` if the child may record.
 
@@ -142,9 +136,9 @@ def noop_child(parent: Span | None) -> Span | None:
     not a real span has only no-op children, and so has the current context
     while no SDK is installed.
     """
+    if parent is NO_SPAN or parent is _noop:
+        return parent  # the common case without an SDK: two identity checks
     noop = noop_span()
-    if parent is noop:
-        return noop
     if parent is None:
         return None if tracing_enabled() else noop
     return None if parent.get_span_context().is_valid else noop

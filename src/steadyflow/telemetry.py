@@ -202,8 +202,6 @@ def start_llm_call_span(
 
     ``parent`` is the agent's span; ``None`` uses the current context.
     """
-    if parent is not None and _otel.is_noop(parent):
-        return parent  # no SDK: skip building the name and attributes
     if (noop := _otel.noop_child(parent)) is not None:
         return noop
     import opentelemetry.trace as trace
@@ -229,8 +227,6 @@ def start_llm_attempt_span(call_span: Span, *, attempt: int, delay: float) -> Sp
         attempt: the attempt number (1 = first).
         delay: seconds waited before this attempt (0 for the first).
     """
-    if _otel.is_noop(call_span):
-        return call_span
     if (noop := _otel.noop_child(call_span)) is not None:
         return noop
     return start_span(
@@ -286,8 +282,6 @@ def end_agent_span(
 
 def start_tool_span(tool_name: str, call_id: str | None, *, parent: Span | None) -> Span:
     """Start the ``execute_tool {tool}`` span of one tool call."""
-    if parent is not None and _otel.is_noop(parent):
-        return parent
     if (noop := _otel.noop_child(parent)) is not None:
         return noop
     attributes: dict[str, AttributeValue] = {
