@@ -102,6 +102,15 @@ def run_body(session_id: str, text: str = "hi", **run_config: Any) -> dict[str, 
     return body
 
 
+def lookup_order(order_id: str) -> dict[str, Any]:
+    """Look up an order.
+
+    Args:
+        order_id: the order number.
+    """
+    return {"order_id": order_id, "status": "shipped"}
+
+
 def echo_agent(name: str = APP) -> LlmAgent:
     """An agent that streams back "echo: <message>" in two chunks, forever."""
 

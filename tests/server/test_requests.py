@@ -12,18 +12,9 @@ from steadyflow.server import ServerLimits, create_app
 from steadyflow.server._requests import RequestLog
 from steadyflow.sessions import InMemorySessionService
 from steadyflow.testing import ScriptedLlm, call, fake_clock, http_error
-from tests.server.harness import APP, USER, create_session, run_body, running
+from tests.server.harness import APP, USER, create_session, lookup_order, run_body, running
 
 SESSIONS = f"/apps/{APP}/users/{USER}/sessions"
-
-
-def lookup_order(order_id: str) -> dict[str, Any]:
-    """Look up an order.
-
-    Args:
-        order_id: the order number.
-    """
-    return {"order_id": order_id, "status": "shipped"}
 
 
 def add_policy(callback_context: Any, llm_request: LlmRequest) -> None:

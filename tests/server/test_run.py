@@ -21,18 +21,10 @@ from tests.server.harness import (
     create_session,
     echo_agent,
     gated_agent,
+    lookup_order,
     run_body,
     running,
 )
-
-
-def lookup_order(order_id: str) -> dict[str, Any]:
-    """Look up an order.
-
-    Args:
-        order_id: the order number.
-    """
-    return {"order_id": order_id, "status": "shipped"}
 
 
 def tool_agent(*steps: Any) -> LlmAgent:

@@ -22,19 +22,11 @@ from tests.server.harness import (
     HoldingLlm,
     SseMessage,
     create_session,
+    lookup_order,
     read_sse,
     run_body,
     running,
 )
-
-
-def lookup_order(order_id: str) -> dict[str, Any]:
-    """Look up an order.
-
-    Args:
-        order_id: the order number.
-    """
-    return {"order_id": order_id, "status": "shipped"}
 
 
 async def stream_turn(client: httpx.AsyncClient, body: dict[str, Any]) -> list[SseMessage]:
