@@ -49,6 +49,8 @@ if typing.TYPE_CHECKING:
         FunctionResponse,
         GenerateContentConfig,
         Part,
+        ProviderData,
+        ThinkingConfig,
         UsageMetadata,
     )
 
@@ -91,6 +93,7 @@ _LAZY: dict[str, str] = {
     "ModelResponseError": "errors",
     "ModelTimeoutError": "errors",
     "Part": "types",
+    "ProviderData": "types",
     "RetryConfig": "retry.config",
     "RunConfig": "run_config",
     "Runner": "runner",
@@ -101,6 +104,7 @@ _LAZY: dict[str, str] = {
     "StaleSessionError": "errors",
     "SteadyflowError": "errors",
     "StreamingMode": "run_config",
+    "ThinkingConfig": "types",
     "ToolContext": "context",
     "UsageMetadata": "types",
 }
@@ -141,6 +145,7 @@ __all__ = [
     "ModelResponseError",
     "ModelTimeoutError",
     "Part",
+    "ProviderData",
     "RetryConfig",
     "RunConfig",
     "Runner",
@@ -151,6 +156,7 @@ __all__ = [
     "StaleSessionError",
     "SteadyflowError",
     "StreamingMode",
+    "ThinkingConfig",
     "ToolContext",
     "UsageMetadata",
 ]

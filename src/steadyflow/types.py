@@ -7,7 +7,7 @@ JSON so a user can dump the exact request a model received.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,8 @@ __all__ = [
     "FunctionResponse",
     "GenerateContentConfig",
     "Part",
+    "ProviderData",
+    "ThinkingConfig",
     "UsageMetadata",
 ]
 
@@ -58,14 +60,45 @@ class FunctionResponse(_Data):
     response: dict[str, Any] = Field(default_factory=dict)
 
 
+class ProviderData(_Data):
+    """Opaque data a model issued with a part and requires back unchanged.
+
+    ``provider`` and ``model`` name the issuer (``"gemini"``, ``"anthropic"``,
+    ``"openai-responses"`` and the model name as the adapter sent it). An
+    adapter sends a part's ``thought_signature`` and ``data`` back only to the
+    same provider and model; for any other model it drops them (a signature is
+    rejected by every model but its issuer). ``data`` holds what has no field
+    of its own, for example Anthropic's ``redacted_thinking`` payload or an
+    OpenAI reasoning item's id and encrypted content.
+    """
+
+    provider: str
+    model: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
 class Part(_Data):
-    """One piece of a message: exactly one of text, a call, a response, or bytes."""
+    """One piece of a message: exactly one of text, a call, a response, or bytes.
+
+    ``thought`` marks the model's reasoning (shown, never answered to).
+    ``thought_signature`` is the opaque signature a model attaches to a part
+    (Gemini's ``thoughtSignature``, the ``signature`` of an Anthropic thinking
+    block); ``provider_data`` names who issued it. Both are stored with the
+    event and returned only to the issuing model (see ``ProviderData``).
+    """
 
     text: str | None = None
     thought: bool | None = None
     function_call: FunctionCall | None = None
     function_response: FunctionResponse | None = None
     inline_data: Blob | None = None
+    thought_signature: bytes | None = None
+    provider_data: ProviderData | None = None
+
+    def issued_by(self, provider: str, model: str) -> bool:
+        """Whether this part's opaque data (if any) came from ``provider``/``model``."""
+        data = self.provider_data
+        return data is not None and data.provider == provider and data.model == model
 
     @classmethod
     def from_text(cls, text: str) -> Part:
@@ -115,12 +148,47 @@ class Content(_Data):
 
 
 class UsageMetadata(_Data):
-    """Token counts the provider reported for one model call."""
+    """Token counts the provider reported for one model call (one attempt).
+
+    Every category is inside its parent count, whatever the provider's own
+    convention, so costs add up without double counting:
+
+    - ``input_tokens``: everything the model read, including
+      ``cached_input_tokens`` (read from the prompt cache),
+      ``cache_write_tokens`` (written to it) and ``tool_use_prompt_tokens``
+      (the results of server-side tools, Gemini's ``toolUsePromptTokenCount``).
+    - ``output_tokens``: everything the model wrote, including
+      ``reasoning_tokens`` (thinking; OpenAI ``reasoning_tokens``, Gemini
+      ``thoughtsTokenCount``).
+    - ``total_tokens``: ``input_tokens + output_tokens``.
+
+    A category the provider did not report is ``None``, not 0.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
     cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    tool_use_prompt_tokens: int | None = None
+
+
+class ThinkingConfig(_Data):
+    """Ask a model to reason before it answers, in one provider-neutral shape.
+
+    ``budget_tokens`` caps the tokens spent on thinking; ``effort`` is a coarse
+    level for models that take one. Set either or both: an adapter maps what
+    its provider understands (Gemini ``thinking_config``: ``thinking_budget``
+    / ``thinking_level``; Anthropic ``thinking``: ``budget_tokens``; OpenAI
+    ``reasoning_effort``) and derives the other from the one given.
+    ``include_thoughts`` asks for the thought text where the provider can
+    return it (it arrives as parts with ``thought=True``).
+    """
+
+    budget_tokens: int | None = Field(default=None, ge=0)
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
+    include_thoughts: bool = False
 
 
 class FunctionDeclaration(_Data):
@@ -149,3 +217,4 @@ class GenerateContentConfig(_Data):
     response_mime_type: str | None = None
     response_schema: dict[str, Any] | None = None
     labels: dict[str, str] | None = None
+    thinking: ThinkingConfig | None = None
