@@ -43,6 +43,7 @@ if typing.TYPE_CHECKING:
     from .tools.function_tool import FunctionTool, LongRunningFunctionTool
     from .types import (
         Blob,
+        Citation,
         Content,
         FunctionCall,
         FunctionDeclaration,
@@ -66,6 +67,7 @@ _LAZY: dict[str, str] = {
     "Blob": "types",
     "CallbackContext": "context",
     "CircuitOpenError": "errors",
+    "Citation": "types",
     "Compaction": "history.policy",
     "ConfigurationError": "errors",
     "Content": "types",
@@ -118,6 +120,7 @@ __all__ = [
     "Blob",
     "CallbackContext",
     "CircuitOpenError",
+    "Citation",
     "Compaction",
     "ConfigurationError",
     "Content",

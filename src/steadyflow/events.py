@@ -135,6 +135,9 @@ class Event(BaseModel):
     error_message: str | None = None
     custom_metadata: dict[str, Any] | None = None
     model_version: str | None = None
+    response_id: str | None = None
+    service_tier: str | None = None
+    grounding_metadata: dict[str, Any] | None = None
 
     def get_function_calls(self) -> list[FunctionCall]:
         """The function calls in this event's content, in order."""

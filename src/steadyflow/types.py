@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "Blob",
+    "Citation",
     "Content",
     "FunctionCall",
     "FunctionDeclaration",
@@ -60,6 +61,26 @@ class FunctionResponse(_Data):
     response: dict[str, Any] = Field(default_factory=dict)
 
 
+class Citation(_Data):
+    """A source the model cited for a text part (Anthropic ``citations``).
+
+    ``cited_text`` is the quoted passage; ``title``/``url`` name the source
+    when it has them; ``start_index``/``end_index`` locate the passage in the
+    source (characters, pages or blocks, as ``type`` says); ``source_index``
+    is the cited document's position in the request. ``data`` keeps the
+    provider's remaining fields as they came.
+    """
+
+    type: str
+    cited_text: str | None = None
+    title: str | None = None
+    url: str | None = None
+    start_index: int | None = None
+    end_index: int | None = None
+    source_index: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
 class ProviderData(_Data):
     """Opaque data a model issued with a part and requires back unchanged.
 
@@ -85,6 +106,7 @@ class Part(_Data):
     (Gemini's ``thoughtSignature``, the ``signature`` of an Anthropic thinking
     block); ``provider_data`` names who issued it. Both are stored with the
     event and returned only to the issuing model (see ``ProviderData``).
+    ``citations`` lists the sources a text part cites.
     """
 
     text: str | None = None
@@ -94,6 +116,7 @@ class Part(_Data):
     inline_data: Blob | None = None
     thought_signature: bytes | None = None
     provider_data: ProviderData | None = None
+    citations: list[Citation] | None = None
 
     def issued_by(self, provider: str, model: str) -> bool:
         """Whether this part's opaque data (if any) came from ``provider``/``model``."""

@@ -66,3 +66,20 @@ def test_thinking_config_travels_in_the_generation_config():
     thinking = ThinkingConfig(budget_tokens=1024, include_thoughts=True)
     config = GenerateContentConfig(thinking=thinking)
     assert GenerateContentConfig.model_validate_json(config.model_dump_json()) == config
+
+
+async def test_response_metadata_reaches_the_stored_event():
+    from steadyflow import LlmAgent
+    from steadyflow.models import LlmResponse
+    from steadyflow.testing import ScriptedLlm, run_turn
+
+    answer = LlmResponse.from_text(
+        "cited",
+        response_id="msg_01",
+        service_tier="standard",
+        grounding_metadata={"webSearchQueries": ["q"]},
+    )
+    result = await run_turn(LlmAgent(name="a", model=ScriptedLlm([answer])), "hi")
+    (event,) = [e for e in result.events if e.author == "a"]
+    assert (event.response_id, event.service_tier) == ("msg_01", "standard")
+    assert event.grounding_metadata == {"webSearchQueries": ["q"]}

@@ -30,6 +30,9 @@ _RESPONSE_FIELDS = (
     "usage_metadata",
     "custom_metadata",
     "model_version",
+    "response_id",
+    "service_tier",
+    "grounding_metadata",
 )
 
 

@@ -18,6 +18,10 @@ class LlmResponse(BaseModel):
     the last response is the complete aggregate (``partial`` false/None).
     ``error_code`` is set when the provider produced no usable answer (for
     example a safety block); the flow turns it into an error event.
+    ``response_id`` is the provider's id for the answer, ``service_tier`` the
+    tier that served it, ``grounding_metadata`` Gemini's grounding record
+    (search queries, sources, supports) as the provider sent it; the flow
+    copies all three onto the event.
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -31,6 +35,9 @@ class LlmResponse(BaseModel):
     usage_metadata: UsageMetadata | None = None
     custom_metadata: dict[str, Any] | None = None
     model_version: str | None = None
+    response_id: str | None = None
+    service_tier: str | None = None
+    grounding_metadata: dict[str, Any] | None = None
 
     @classmethod
     def from_text(cls, text: str, **fields: Any) -> LlmResponse:
