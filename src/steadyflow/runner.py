@@ -21,6 +21,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
+from ._aio import aclose
 from .agents.base_agent import BaseAgent
 from .agents.llm_agent import LlmAgent
 from .context import InvocationContext, LlmCallBudget, ModelRequestListener, new_invocation_id
@@ -177,7 +178,11 @@ class Runner:
             error = exc
             raise
         finally:
-            await self._store_trace(session, ctx, error)
+            # Closed before the trace is stored: the steps it records have ended.
+            try:
+                await aclose(events)
+            finally:
+                await self._store_trace(session, ctx, error)
 
     async def _store_trace(
         self, session: Session, ctx: InvocationContext, error: BaseException | None

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from .. import telemetry
+from .._aio import aclose
 from ..context import CallbackContext, InvocationContext
 from ..errors import AgentNotFoundError
 from ..events import Event
@@ -83,8 +84,12 @@ class BaseLlmFlow:
         try:
             while True:
                 outcome = _StepOutcome()
-                async for event in self.run_one_step(ctx, outcome):
-                    yield event
+                events = self.run_one_step(ctx, outcome)
+                try:
+                    async for event in events:
+                        yield event
+                finally:
+                    await aclose(events)
                 last = outcome.last_event
                 if (
                     last is None
@@ -109,10 +114,12 @@ class BaseLlmFlow:
         """One logical model call and the tool calls it asked for (one trace step)."""
         outcome = outcome if outcome is not None else _StepOutcome()
         step = ctx.trace.start_step(ctx.agent.name)
+        responses: AsyncIterator[LlmResponse] | None = None
         try:
             request = await self.preprocess(ctx)
             callback_context = CallbackContext(ctx)
-            async for response in call_llm(ctx, request, callback_context, step):
+            responses = call_llm(ctx, request, callback_context, step)
+            async for response in responses:
                 for processor in self.response_processors:
                     response = await processor.process(ctx, response)
                 if response.partial:
@@ -129,10 +136,16 @@ class BaseLlmFlow:
                 outcome.last_event = event
                 yield event
                 if calls and not ctx.end_invocation:
-                    async for follow_up in self.run_tools(ctx, calls, outcome, step):
-                        outcome.last_event = follow_up
-                        yield follow_up
+                    follow_ups = self.run_tools(ctx, calls, outcome, step)
+                    try:
+                        async for follow_up in follow_ups:
+                            outcome.last_event = follow_up
+                            yield follow_up
+                    finally:
+                        await aclose(follow_ups)
         finally:
+            if responses is not None:
+                await aclose(responses)
             ctx.trace.end_step(step)
 
     async def preprocess(self, ctx: InvocationContext) -> LlmRequest:
@@ -176,8 +189,12 @@ class BaseLlmFlow:
         target_name = response_event.actions.transfer_to_agent
         if target_name:
             outcome.handed_over = True
-            async for transferred in self._transfer(ctx, target_name):
-                yield transferred
+            transferred = self._transfer(ctx, target_name)
+            try:
+                async for event in transferred:
+                    yield event
+            finally:
+                await aclose(transferred)
 
     async def _transfer(self, ctx: InvocationContext, target_name: str) -> AsyncIterator[Event]:
         target = ctx.agent.root_agent.find_agent(target_name)
@@ -185,5 +202,9 @@ class BaseLlmFlow:
             raise AgentNotFoundError(
                 f"agent {target_name!r} not found in the tree of {ctx.agent.root_agent.name!r}"
             )
-        async for event in target.run_async(ctx):
-            yield event
+        events = target.run_async(ctx)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await aclose(events)

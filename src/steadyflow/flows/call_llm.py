@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, cast
 
+from .._aio import aclose
 from ..context import CallbackContext, InvocationContext
 from ..errors import call_limit_in_chain
 from ..models.llm_request import LlmRequest
@@ -113,12 +114,14 @@ async def _call_with_callbacks(
                 step.short_circuit = "before_model_callback"
             yield answer.model_copy(update={"custom_metadata": metadata})
             return
+    responses = _call_model(ctx, agent, request, step)
     try:
-        async for response in _call_model(ctx, agent, request, step):
+        async for response in responses:
             if response.partial:
                 yield response
             else:
                 yield await _after_model(agent, callback_context, response)
+        return
     except Exception as error:
         if not agent.on_model_error_callbacks or call_limit_in_chain(error):
             raise
@@ -130,6 +133,8 @@ async def _call_with_callbacks(
         )
         if replacement is None:
             raise
-        if step is not None:
-            step.short_circuit = "on_model_error_callback"
-        yield await _after_model(agent, callback_context, cast(LlmResponse, replacement))
+    finally:
+        await aclose(responses)
+    if step is not None:
+        step.short_circuit = "on_model_error_callback"
+    yield await _after_model(agent, callback_context, cast(LlmResponse, replacement))

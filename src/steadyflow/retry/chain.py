@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Collection
 
+from .._aio import aclose
 from ..errors import CircuitOpenError, error_chain
 from ..models.base import BaseLlm
 from ..models.fallback import FallbackLlm, tag_response
@@ -57,8 +58,9 @@ async def generate_with_fallbacks(
     models = chain.models
     for index, llm in enumerate(models):
         emitted = False
+        responses = generate_one(llm, chain.request_for(llm, request))
         try:
-            async for response in generate_one(llm, chain.request_for(llm, request)):
+            async for response in responses:
                 emitted = True
                 yield tag_response(response, llm, index)
             return
@@ -80,3 +82,5 @@ async def generate_with_fallbacks(
                     "error_type": type(error).__qualname__,
                 },
             )
+        finally:
+            await aclose(responses)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .. import telemetry
+from .._aio import aclose
 from ..models.base import BaseLlm
 from ..models.fallback import FallbackLlm
 from ..models.llm_request import LlmRequest
@@ -95,13 +96,7 @@ async def _with_span_current(
                     return
             yield response
     finally:
-        await _close(responses)
-
-
-async def _close(responses: AsyncIterator[LlmResponse]) -> None:
-    aclose = getattr(responses, "aclose", None)
-    if aclose is not None:
-        await aclose()
+        await aclose(responses)
 
 
 def _log_retry(info: _CallInfo, details: RetryDetails, decision: RetryDecision) -> None:
@@ -259,7 +254,7 @@ class _RetryLoop:
                     telemetry.record_error(span, error)
                     failure = error
                 finally:
-                    await _close(responses)
+                    await aclose(responses)
                     span.end()
                 if failure is None:
                     if guards is not None:
