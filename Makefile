@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck pytest services bench bench-quick clean
+.PHONY: demo test test-fast lint typecheck pytest services bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ pytest: $(STAMP) services
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
+
+# The edit loop: everything but the tests marked `slow` (a browser, fuzzing, a
+# database server, subprocesses). `make test` (and CI) still runs them all.
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not slow"
 
 # Benchmarks against peers (bench/README.md). Each peer is installed into its own
 # venv under bench/.venvs/ on first use; BENCH_ARGS passes options, e.g.

@@ -1,7 +1,8 @@
 """Fixtures for the whole suite: real servers, started once per test run.
 
 Servers live in ``tests/support/`` (one module each); a server that cannot
-start skips its tests locally and fails them in CI (``CI=true``).
+start skips its tests locally and fails them in CI (``CI=true``). A test that
+needs one of them is ``slow`` too (``make test-fast`` skips it).
 """
 
 from __future__ import annotations
@@ -13,6 +14,19 @@ import pytest
 from tests.support.postgres import PostgresServer, start_postgres
 from tests.support.redis import RedisServer, start_redis
 from tests.support.servers import ServerUnavailableError, server_unavailable
+
+SERVER_MARKERS = ("postgres", "redis")
+SERVER_FIXTURES = ("postgres_server", "redis_server")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that needs a real database server."""
+    for item in items:
+        needs_server = any(item.get_closest_marker(m) for m in SERVER_MARKERS) or any(
+            f in getattr(item, "fixturenames", ()) for f in SERVER_FIXTURES
+        )
+        if needs_server:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -50,6 +50,7 @@ def test_emulate_rejects_a_bad_port_with_exit_2(cli) -> None:
     assert result.exit_code == 2 and "invalid int value: 'x'" in result.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_python_dash_m_runs_the_command() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "steadyflow", "--help"], capture_output=True, text=True, check=False

@@ -50,6 +50,7 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_importing_steadyflow_and_resolving_nothing_imports_no_sdk() -> None:
     result = _run(
         "import sys, steadyflow, steadyflow.models\n"
@@ -60,6 +61,7 @@ def test_importing_steadyflow_and_resolving_nothing_imports_no_sdk() -> None:
     assert result.stdout.strip() == "[]", result.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_resolving_a_name_whose_extra_is_missing_says_what_to_install() -> None:
     # One interpreter per SDK would cost a second each; one loop checks all three.
     result = _run(

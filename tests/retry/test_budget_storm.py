@@ -8,6 +8,8 @@ import pytest
 from bench.storm.policies import STORM_POLICIES
 from bench.storm.simulate import StormSettings, simulate
 
+pytestmark = pytest.mark.slow  # simulates thousands of calls
+
 SETTINGS = StormSettings(capacity=4.0, overload=5.0, seconds=30.0)
 
 

@@ -20,6 +20,8 @@ from steadyflow.sessions import BaseSessionService
 from steadyflow.sessions.sql import SqlSessionService
 from tests.server.harness import echo_agent, running
 
+pytestmark = pytest.mark.slow  # fuzzing: schemathesis in a subprocess
+
 TOKEN = "fuzz-token"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 

@@ -29,6 +29,8 @@ from tests.support.servers import server_unavailable
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from order_support import build_agent
 
+pytestmark = pytest.mark.slow  # a real browser
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

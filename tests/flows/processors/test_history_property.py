@@ -1,5 +1,6 @@
 """Properties of the history window over random sessions (hypothesis)."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.history.histories import AGENT, build_request, calls, chat, histories, responses, user
@@ -8,6 +9,8 @@ from steadyflow import Content, Event, HistoryPolicy, LlmAgent
 from steadyflow.flows.processors.contents import event_to_content
 from steadyflow.history.tokens import entry_tokens
 from steadyflow.testing import ScriptedLlm
+
+pytestmark = pytest.mark.slow  # fuzzing: hypothesis over long sessions
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -4,10 +4,10 @@ from collections.abc import Iterator
 
 import pytest
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from tests.support.otel import metric_points, metric_reader
 
 from steadyflow import LlmAgent, RetryConfig, RunConfig
 from steadyflow.testing import FakeClock, ScriptedLlm, fake_clock, http_error, run_turn
-from tests.support.otel import metric_points, metric_reader
 
 RETRY3 = RunConfig(retry_config=RetryConfig(max_attempts=3, jitter_ratio=0.0))
 BASE = {

@@ -20,9 +20,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from steadyflow.sessions.sql import SqlSessionService
 
 from .crash_worker import APP, USER
+
+pytestmark = pytest.mark.slow  # SIGKILLs a subprocess 20 times
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 KILLS = 20

@@ -8,13 +8,13 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
+from tests.support.otel import span_exporter
 
 from steadyflow import Content, FunctionCall, LlmAgent, Part, RetryConfig, RunConfig
 from steadyflow.models import LlmResponse
 from steadyflow.testing import FakeClock, ScriptedLlm, call, fake_clock, http_error
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import UsageMetadata
-from tests.support.otel import span_exporter
 
 RETRY3 = RunConfig(max_llm_calls=10, retry_config=RetryConfig(max_attempts=3, jitter_ratio=0.0))
 

@@ -9,6 +9,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # each case runs a fresh interpreter
+
 # One turn with a retry and a tool call, so every span helper and metric runs.
 TURN = '''
 import asyncio, json, sys
