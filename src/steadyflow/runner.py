@@ -32,7 +32,7 @@ from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
 from .sessions.url import open_session_service
-from .tracing import TRACE_AUTHOR, trace_event
+from .tracing import TRACE_AUTHOR, append_trace, trace_event
 from .types import Content
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -187,7 +187,7 @@ class Runner:
     async def _store_trace(
         self, session: Session, ctx: InvocationContext, error: BaseException | None
     ) -> None:
-        """Append the invocation's trace; a store that fails here only logs."""
+        """Append the invocation's trace (on a fresh copy if another writer won); else log."""
         trace = ctx.trace.finish(
             invocation_id=ctx.invocation_id,
             agent_name=ctx.agent.name,
@@ -196,7 +196,7 @@ class Runner:
             budget_limit=ctx.budget.limit,
         )
         try:
-            await self.session_service.append_event(session, trace_event(trace))
+            await append_trace(self.session_service, session, trace_event(trace))
         except Exception as store_error:
             logger.warning(
                 "could not store the trace of invocation %s: %s: %s",

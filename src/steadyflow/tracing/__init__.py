@@ -10,6 +10,8 @@ with no content and the trace, as JSON text, under
 ``custom_metadata["steadyflow.trace"]`` (also when the invocation ends with
 an error). The event is stored like any
 other, is never sent to a model, and is not yielded by ``Runner.run_async``.
+When another writer appended meanwhile, the append is repeated on a freshly
+loaded copy (``append_trace``): a finished turn keeps its trace.
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from ._schema import (
     ToolTrace,
     TraceFormatError,
 )
+from ._store import TRACE_APPEND_ATTEMPTS, append_trace
 
 __all__ = [
+    "TRACE_APPEND_ATTEMPTS",
     "TRACE_AUTHOR",
     "TRACE_METADATA_KEY",
     "TRACE_VERSION",
@@ -41,6 +45,7 @@ __all__ = [
     "ToolCallScope",
     "ToolTrace",
     "TraceFormatError",
+    "append_trace",
     "is_trace_event",
     "trace_event",
     "trace_of",
