@@ -22,6 +22,8 @@
 Model errors carry ``status_code``, ``retry_after`` (seconds, the provider's
 own wait hint), lower-cased ``headers`` and the provider's ``body``; provider
 adapters raise them with the SDK's exception as ``__cause__``.
+``DEFAULT_RETRYABLE_STATUS_CODES`` is the one set of statuses counted as
+transient by default (by ``RetryConfig`` and by ``FallbackLlm`` alike).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = [
+    "DEFAULT_RETRYABLE_STATUS_CODES",
     "AgentNotFoundError",
     "CircuitOpenError",
     "ConfigurationError",
@@ -49,6 +52,9 @@ __all__ = [
     "call_limit_in_chain",
     "error_chain",
 ]
+
+DEFAULT_RETRYABLE_STATUS_CODES: frozenset[int] = frozenset({408, 429, 500, 502, 503, 504, 529})
+"""Transient HTTP statuses: timeout, rate limit, server errors, Anthropic's overload (529)."""
 
 
 class SteadyflowError(Exception):

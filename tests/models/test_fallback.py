@@ -221,10 +221,12 @@ def test_a_nested_chain_is_flattened() -> None:
     assert [m.model for m in FallbackLlm([a, FallbackLlm([b, c])]).models] == ["a", "b", "c"]
 
 
-def test_standalone_transient_statuses_match_retry_configs_default() -> None:
-    from steadyflow.models.fallback import _TRANSIENT_STATUSES
-
-    assert _TRANSIENT_STATUSES == DEFAULT_RETRYABLE_STATUS_CODES
+async def test_called_directly_a_transient_status_of_the_default_set_moves_on() -> None:
+    for status in sorted(DEFAULT_RETRYABLE_STATUS_CODES):
+        primary = ScriptedLlm([http_error(status)], model="primary")
+        model = FallbackLlm([primary, ScriptedLlm(["ok"], model="secondary")])
+        request = LlmRequest(contents=[Content.from_text("hi", role="user")])
+        assert [r.text async for r in model.generate_content_async(request)] == ["ok"], status
 
 
 @pytest.mark.parametrize(

@@ -8,18 +8,31 @@ attempt is counted against the invocation's call budget.
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from typing import Any
 
+from ..errors import DEFAULT_RETRYABLE_STATUS_CODES, ModelConnectionError, ModelTimeoutError
 from ..types import Content
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
-__all__ = ["BaseLlm", "BaseLlmConnection", "parse_retry_after"]
+__all__ = [
+    "BaseLlm",
+    "BaseLlmConnection",
+    "GenerateOne",
+    "classify_link",
+    "parse_retry_after",
+]
+
+logger = logging.getLogger("steadyflow.retry")
 
 _STATUS_ATTRIBUTES = ("status_code", "code", "status")
+
+GenerateOne = Callable[["BaseLlm", LlmRequest], AsyncIterator[LlmResponse]]
+"""One model's part of a call: ``generate_one(llm, request)`` yields its responses."""
 
 
 class BaseLlmConnection(ABC):
@@ -72,6 +85,22 @@ class BaseLlm(ABC):
         complete aggregate response.
         """
 
+    def call_models(
+        self,
+        request: LlmRequest,
+        generate_one: GenerateOne,
+        retryable_status_codes: Collection[int] = DEFAULT_RETRYABLE_STATUS_CODES,
+    ) -> AsyncIterator[LlmResponse]:
+        """Run ``generate_one`` on the model(s) that serve ``request``, in their order.
+
+        A plain model serves every call itself: ``generate_one(self, request)``.
+        A model that stands for several (``FallbackLlm``) overrides this to
+        walk them. The retry loop passes its whole per-model loop as
+        ``generate_one``; ``retryable_status_codes`` says which errors are
+        transient when moving between models.
+        """
+        return generate_one(self, request)
+
     def connect(self, request: LlmRequest) -> BaseLlmConnection:
         """Open a live session; models without live support raise."""
         raise NotImplementedError(f"{type(self).__name__} does not support live connections")
@@ -84,8 +113,6 @@ class BaseLlm(ABC):
         The default accepts connection errors, timeouts, and any error whose
         ``status_code``/``code``/``status`` attribute is in the given set.
         """
-        from ..errors import ModelConnectionError, ModelTimeoutError
-
         if isinstance(
             error, ModelConnectionError | ModelTimeoutError | ConnectionError | TimeoutError
         ):
@@ -112,6 +139,19 @@ class BaseLlm(ABC):
             return parse_retry_after(headers)
         except (AttributeError, TypeError):
             return None
+
+
+def classify_link(llm: BaseLlm, link: BaseException, codes: Collection[int]) -> bool:
+    """``llm.is_exception_retryable(link, codes)``; a classifier that raises says no (logged)."""
+    try:
+        return bool(llm.is_exception_retryable(link, codes))
+    except Exception:
+        logger.exception(
+            "%r.is_exception_retryable raised on %s; treating it as not retryable",
+            llm,
+            type(link).__qualname__,
+        )
+        return False
 
 
 def status_of(error: BaseException) -> int | None:

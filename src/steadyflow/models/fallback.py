@@ -5,39 +5,45 @@ model keeps serving. ``FallbackLlm([primary, secondary, ...])`` is itself a
 ``BaseLlm``, so it goes wherever a model goes (``LlmAgent(model=...)``, a
 registry factory) and needs no change to agents or run configs.
 
-Under the runtime, the retry loop understands the chain
-(``steadyflow.retry.chain``): each model gets the full retry policy, with its
-own budget and breaker key, and the call moves to the next model when the
-policy gave up on a retryable error or the model's circuit is open, only
-while nothing has been yielded yet. Every attempt on every model is counted
-against ``max_llm_calls``. Each response names the model that produced it in
+The chain owns the one walk over its models (``call_models``): each model
+gets ``generate_one`` (under the runtime, the whole single-model retry loop,
+with its own budget and breaker key, every attempt charged to
+``max_llm_calls``), and the call moves to the next model when that gave up on
+a transient error or an open circuit, only while nothing has been yielded
+yet. Each response names the model that produced it in
 ``custom_metadata["steadyflow.model"]`` (and ``model_version`` when the
 provider left it empty), so the event records which model answered.
 
-Called directly (``generate_content_async`` outside the runtime), the chain
-makes one attempt per model and moves on under the same conditions.
+Called directly (``generate_content_async`` outside the runtime), the same
+walk makes one attempt per model.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Iterator, Sequence
+import logging
+from collections.abc import AsyncIterator, Collection, Sequence
 
-from ..errors import CircuitOpenError, LlmCallsLimitExceededError
-from .base import BaseLlm, BaseLlmConnection
+from .._aio import aclose
+from ..errors import (
+    DEFAULT_RETRYABLE_STATUS_CODES,
+    CircuitOpenError,
+    LlmCallsLimitExceededError,
+    error_chain,
+)
+from .base import BaseLlm, BaseLlmConnection, GenerateOne, classify_link
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 from .registry import LlmRegistry
 
 __all__ = ["ANSWERED_BY_KEY", "FALLBACK_INDEX_KEY", "FallbackLlm", "tag_response"]
 
+logger = logging.getLogger("steadyflow.retry")
+
 ANSWERED_BY_KEY = "steadyflow.model"
 """``custom_metadata`` key naming the model that produced a response."""
 
 FALLBACK_INDEX_KEY = "steadyflow.fallback_index"
 """``custom_metadata`` key: position of that model in the chain (0 = primary)."""
-
-# RetryConfig's default retryable statuses; models/ must not import retry/.
-_TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 
 
 def tag_response(response: LlmResponse, llm: BaseLlm, index: int) -> LlmResponse:
@@ -51,13 +57,19 @@ def tag_response(response: LlmResponse, llm: BaseLlm, index: int) -> LlmResponse
     return response.model_copy(update=update)
 
 
-def _links(error: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    link: BaseException | None = error
-    while link is not None and id(link) not in seen:
-        seen.add(id(link))
-        yield link
-        link = link.__cause__ or link.__context__
+def _falls_over(llm: BaseLlm, error: BaseException, codes: Collection[int]) -> bool:
+    """Whether ``error`` from ``llm`` moves the call on: an open circuit, or transient.
+
+    Classified like a retry: every link of the cause/context chain is asked
+    (``errors.error_chain``), and an ``LlmCallsLimitExceededError`` anywhere
+    stops the call.
+    """
+    links = list(error_chain(error))
+    if any(isinstance(link, LlmCallsLimitExceededError) for link in links):
+        return False
+    if any(isinstance(link, CircuitOpenError) for link in links):
+        return True
+    return any(classify_link(llm, link, codes) for link in links)
 
 
 class FallbackLlm(BaseLlm):
@@ -114,33 +126,45 @@ class FallbackLlm(BaseLlm):
             return request
         return request.model_copy(update={"model": llm.model})
 
-    def falls_over(self, llm: BaseLlm, error: BaseException, codes: Collection[int]) -> bool:
-        """Whether ``error`` from ``llm`` moves the call on: an open circuit or transient."""
-        links = list(_links(error))
-        if any(isinstance(link, LlmCallsLimitExceededError) for link in links):
-            return False
-        if any(isinstance(link, CircuitOpenError) for link in links):
-            return True
-        return any(llm.is_exception_retryable(link, codes) for link in links)
-
-    async def generate_content_async(
-        self, request: LlmRequest, stream: bool = False
+    async def call_models(
+        self,
+        request: LlmRequest,
+        generate_one: GenerateOne,
+        retryable_status_codes: Collection[int] = DEFAULT_RETRYABLE_STATUS_CODES,
     ) -> AsyncIterator[LlmResponse]:
-        """One attempt per model, moving on only before anything was yielded."""
+        """The responses of the first model that answers, each tagged with who answered.
+
+        Raises:
+            Exception: the last model's error, or the first error that does
+                not move the call on (not transient, the call budget, or
+                output already yielded), unchanged.
+        """
         models = self.models
         for index, llm in enumerate(models):
             emitted = False
+            responses = generate_one(llm, self.request_for(llm, request))
             try:
-                async for response in llm.generate_content_async(
-                    self.request_for(llm, request), stream=stream
-                ):
+                async for response in responses:
                     emitted = True
                     yield tag_response(response, llm, index)
                 return
             except Exception as error:
                 last = index == len(models) - 1
-                if emitted or last or not self.falls_over(llm, error, _TRANSIENT_STATUSES):
+                if emitted or last or not _falls_over(llm, error, retryable_status_codes):
                     raise
+                _log_fallback(llm, models[index + 1], error)
+            finally:
+                await aclose(responses)
+
+    def generate_content_async(
+        self, request: LlmRequest, stream: bool = False
+    ) -> AsyncIterator[LlmResponse]:
+        """One attempt per model, moving on only before anything was yielded."""
+
+        def one_attempt(llm: BaseLlm, model_request: LlmRequest) -> AsyncIterator[LlmResponse]:
+            return llm.generate_content_async(model_request, stream=stream)
+
+        return self.call_models(request, one_attempt)
 
     def connect(self, request: LlmRequest) -> BaseLlmConnection:
         """Live sessions use the primary only: a live stream cannot change models midway."""
@@ -156,3 +180,17 @@ class FallbackLlm(BaseLlm):
     def retry_after(self, error: BaseException) -> float | None:
         """The primary's reading of the wait hint."""
         return self.models[0].retry_after(error)
+
+
+def _log_fallback(llm: BaseLlm, successor: BaseLlm, error: BaseException) -> None:
+    logger.warning(
+        "model %s unavailable (%s), falling back to %s",
+        llm.model,
+        type(error).__qualname__,
+        successor.model,
+        extra={
+            "model": llm.model,
+            "fallback_model": successor.model,
+            "error_type": type(error).__qualname__,
+        },
+    )

@@ -14,24 +14,12 @@ import math
 from collections.abc import Collection
 
 from ..errors import LlmCallsLimitExceededError, error_chain
-from ..models.base import BaseLlm, status_of
+from ..models.base import BaseLlm, classify_link, status_of
 from .policy import RetryDetails
 
 __all__ = ["describe_failure"]
 
 logger = logging.getLogger("steadyflow.retry")
-
-
-def _is_retryable(llm: BaseLlm, link: BaseException, codes: Collection[int]) -> bool:
-    try:
-        return bool(llm.is_exception_retryable(link, codes))
-    except Exception:
-        logger.exception(
-            "%r.is_exception_retryable raised on %s; treating it as not retryable",
-            llm,
-            type(link).__qualname__,
-        )
-        return False
 
 
 def _retry_after(llm: BaseLlm, link: BaseException) -> float | None:
@@ -66,7 +54,7 @@ def describe_failure(
         if isinstance(link, LlmCallsLimitExceededError):
             call_limit = True
             break
-        retryable = retryable or _is_retryable(llm, link, codes)
+        retryable = retryable or classify_link(llm, link, codes)
         if status is None:
             status = status_of(link)
         if hint is None:

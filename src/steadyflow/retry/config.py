@@ -18,12 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from ..errors import DEFAULT_RETRYABLE_STATUS_CODES
 from .breaker import Breaker
 from .budget import RetryBudget
 
 __all__ = ["DEFAULT_RETRYABLE_STATUS_CODES", "RetryConfig"]
-
-DEFAULT_RETRYABLE_STATUS_CODES: frozenset[int] = frozenset({408, 429, 500, 502, 503, 504, 529})
 
 
 def _seconds(name: str, value: float | timedelta) -> float:

@@ -18,13 +18,13 @@ waits through the injectable clock. What it guarantees:
 - Cancellation during a wait cancels the wait at once (``Clock.sleep``).
 - A shared budget and circuit breaker (``RetryConfig.budget`` /
   ``circuit_breaker``, see ``guards.py``) are told every outcome and may
-  refuse a retry or fail the call fast; a ``FallbackLlm`` gets this whole
-  loop once per model (``chain.py``).
+  refuse a retry or fail the call fast.
+- A model that stands for several (``FallbackLlm``) walks them itself
+  (``BaseLlm.call_models``); this loop is what it runs on each.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
@@ -34,10 +34,8 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from .. import telemetry
 from .._aio import aclose
 from ..models.base import BaseLlm
-from ..models.fallback import FallbackLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from .chain import generate_with_fallbacks
 from .classify import describe_failure
 from .clock import Clock, current_clock
 from .config import RetryConfig
@@ -176,55 +174,42 @@ def generate_with_retries(
         LlmCallsLimitExceededError: the budget is spent.
         Exception: the last provider error, unchanged, once the policy gives up.
     """
-    if isinstance(llm, FallbackLlm):  # each model of the chain gets this whole loop
-        one_model = functools.partial(
-            generate_with_retries,
-            stream=stream,
-            config=config,
-            before_attempt=before_attempt,
-            agent_name=agent_name,
-            invocation_id=invocation_id,
-            clock=clock,
-            random_source=random_source,
-            parent_span=parent_span,
-            observer=observer,
-        )
-        return generate_with_fallbacks(llm, request, one_model, config)
     loop = _RetryLoop(
-        llm=llm,
-        request=request,
         stream=stream,
         config=config,
         before_attempt=before_attempt,
-        info=_CallInfo(request.model or llm.model, agent_name, invocation_id, config.max_attempts),
+        agent_name=agent_name,
+        invocation_id=invocation_id,
         clock=clock if clock is not None else current_clock(),
         draw=random_source if random_source is not None else random.random,
+        parent_span=parent_span,
         observer=observer,
     )
     # Returned, not re-yielded: a generator layer costs on every response.
-    return loop.run(parent_span)
+    return llm.call_models(request, loop.run, config.retryable_status_codes)
 
 
 @dataclass
 class _RetryLoop:
-    """One logical call's attempts; ``run`` is the generator the flow consumes."""
+    """One logical call's attempts on a model; ``run`` is the generator the flow consumes."""
 
-    llm: BaseLlm
-    request: LlmRequest
     stream: bool
     config: RetryConfig
     before_attempt: Callable[[], None]
-    info: _CallInfo
+    agent_name: str
+    invocation_id: str
     clock: Clock
     draw: Callable[[], float]
+    parent_span: Span | None
     observer: AttemptObserver | None
 
-    async def run(self, parent_span: Span | None) -> AsyncIterator[LlmResponse]:
-        """Attempts until one succeeds or the policy gives up."""
-        llm, model = self.llm, self.info.model
+    async def run(self, llm: BaseLlm, request: LlmRequest) -> AsyncIterator[LlmResponse]:
+        """Attempts on ``llm`` until one succeeds or the policy gives up."""
+        model = request.model or llm.model
+        info = _CallInfo(model, self.agent_name, self.invocation_id, self.config.max_attempts)
         guards = Guards.of(self.config, llm.provider, model)
         call_span = telemetry.start_llm_call_span(
-            model=model, provider=llm.provider, agent_name=self.info.agent_name, parent=parent_span
+            model=model, provider=llm.provider, agent_name=self.agent_name, parent=self.parent_span
         )
         if self.observer is not None:
             self.observer.call_started(call_span)
@@ -241,7 +226,7 @@ class _RetryLoop:
                     self.observer.attempt_started(attempt, delay)
                 failure: Exception | None = None
                 emitted = False
-                responses = llm.generate_content_async(self.request, stream=self.stream)
+                responses = llm.generate_content_async(request, stream=self.stream)
                 if span.get_span_context().is_valid:
                     responses = _with_span_current(responses, span)
                 try:
@@ -261,7 +246,9 @@ class _RetryLoop:
                         await guards.record(failed=False)
                     return
                 elapsed = self.clock.monotonic() - start
-                delay = await self._retry_delay(guards, failure, attempt, elapsed, emitted)
+                delay = await self._retry_delay(
+                    llm, info, guards, failure, attempt, elapsed, emitted
+                )
                 await self.clock.sleep(delay)
         except Exception as error:
             telemetry.record_error(call_span, error, exception_event=True)
@@ -271,11 +258,18 @@ class _RetryLoop:
             call_span.end()
 
     async def _retry_delay(
-        self, guards: Guards | None, failure: Exception, attempt: int, elapsed: float, emitted: bool
+        self,
+        llm: BaseLlm,
+        info: _CallInfo,
+        guards: Guards | None,
+        failure: Exception,
+        attempt: int,
+        elapsed: float,
+        emitted: bool,
     ) -> float:
         """The wait before the next attempt, charged to the budget; raises ``failure`` to stop."""
         details = describe_failure(
-            self.llm,
+            llm,
             failure,
             self.config.retryable_status_codes,
             attempt=attempt,
@@ -288,8 +282,8 @@ class _RetryLoop:
         if self.observer is not None:
             self.observer.attempt_failed(details, decision)
         if not decision.retry:
-            _log_give_up(self.info, details, decision)
+            _log_give_up(info, details, decision)
             raise failure
         self.before_attempt()
-        _log_retry(self.info, details, decision)
+        _log_retry(info, details, decision)
         return decision.delay
