@@ -14,6 +14,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from .._redact import redact_url
 from ..sessions import DEFAULT_SESSION_URL, BaseSessionService, Session, open_session_service
 from ._errors import CliError, user_errors
 
@@ -38,13 +39,8 @@ def default_session_db() -> str:
 
 
 def shown_url(url: str) -> str:
-    """``url`` with any password masked, for messages."""
-    scheme, sep, rest = url.partition("://")
-    credentials, at, host = rest.rpartition("@")
-    if not sep or not at or ":" not in credentials:
-        return url
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
+    """``url`` with its credentials masked, for messages (``redact_url``)."""
+    return redact_url(url)
 
 
 @asynccontextmanager

@@ -24,6 +24,7 @@ import weakref
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Self
 
+from .._redact import redact_url
 from . import _validate
 from ._redis_scripts import SCRIPTS
 from ._window import BUCKETS
@@ -99,11 +100,10 @@ class _RedisStore:
 
     @property
     def where(self) -> str:
-        """Where the store is, for logs (never with a password)."""
+        """Where the store is, for logs and reprs (credentials masked: ``redact_url``)."""
         if self.url is None:
             return repr(self._given_connection.client if self._given_connection else None)
-        scheme, _, rest = self.url.partition("://")
-        return f"{scheme}://{rest.rpartition('@')[2]}"
+        return redact_url(self.url)
 
     def now_arg(self) -> str:
         """The time scripts use: the injected clock, or "" for the Redis server's."""

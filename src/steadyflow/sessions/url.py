@@ -8,6 +8,7 @@ PostgreSQL. The ``+aiosqlite`` / ``+asyncpg`` driver suffixes are optional.
 
 from __future__ import annotations
 
+from .._redact import redact_url
 from ..errors import ConfigurationError
 from .base import BaseSessionService
 from .in_memory import InMemorySessionService
@@ -31,21 +32,22 @@ def open_session_service(url: str) -> BaseSessionService:
         ConfigurationError: the URL names no store steadyflow has.
         ImportError: a SQL URL without the ``sql`` extra installed.
     """
+    shown = redact_url(url) if isinstance(url, str) else url  # errors never show secrets
     if not isinstance(url, str) or "://" not in url:
         raise ConfigurationError(
-            f"session_service URL {url!r} has no scheme; use memory://, sqlite:///path "
+            f"session_service URL {shown!r} has no scheme; use memory://, sqlite:///path "
             "or postgresql://user@host/db"
         )
     scheme = url.split("://", 1)[0].lower()
     if scheme == "memory":
         if url.lower() != "memory://":
-            raise ConfigurationError(f"session_service URL {url!r}: memory:// takes no path")
+            raise ConfigurationError(f"session_service URL {shown!r}: memory:// takes no path")
         return InMemorySessionService()
     if scheme.split("+", 1)[0] in _SQL_SCHEMES:
         from .sql import SqlSessionService  # imported here: SQLAlchemy is an optional extra
 
         return SqlSessionService(url)
     raise ConfigurationError(
-        f"session_service URL {url!r}: unknown scheme {scheme!r}; "
+        f"session_service URL {shown!r}: unknown scheme {scheme!r}; "
         "use memory://, sqlite:///path or postgresql://user@host/db"
     )

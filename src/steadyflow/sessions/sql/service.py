@@ -24,6 +24,7 @@ from sqlalchemy import update
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from ..._redact import redact_url
 from ...errors import SessionError, StaleSessionError
 from ...events import Event
 from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
@@ -60,7 +61,12 @@ class SqlSessionService(BaseSessionService):
         self._ready_lock = asyncio.Lock()
 
     def __repr__(self) -> str:
-        return f"SqlSessionService({self._url.render_as_string(hide_password=True)!r})"
+        return f"SqlSessionService({self.where!r})"
+
+    @property
+    def where(self) -> str:
+        """The database URL with its credentials masked, for logs and errors."""
+        return redact_url(self._url.render_as_string(hide_password=False))
 
     @property
     def engine(self) -> AsyncEngine:
@@ -246,7 +252,7 @@ class SqlSessionService(BaseSessionService):
         async with self._ready_lock:
             if not self._ready:
                 make_folder(self._url)
-                where = self._url.render_as_string(hide_password=True)
+                where = self.where
                 async with self._transaction(write=True) as conn:
                     await t.ensure_schema(conn, where)
                 self._ready = True
