@@ -10,7 +10,7 @@ import pytest
 from steadyflow.models import LlmRegistry
 from steadyflow.models.anthropic import Anthropic
 from steadyflow.models.gemini import Gemini
-from steadyflow.models.openai import Groq, OpenAI
+from steadyflow.models.openai import GROQ, Groq, OpenAI
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,8 @@ from steadyflow.models.openai import Groq, OpenAI
         ("gpt-4o-mini", OpenAI, "gpt-4o-mini"),
         ("o3-mini", OpenAI, "o3-mini"),
         ("openai/qwen2.5:7b", OpenAI, "qwen2.5:7b"),
-        ("groq/llama-3.3-70b-versatile", Groq, "llama-3.3-70b-versatile"),
+        ("groq/llama-3.3-70b-versatile", OpenAI, "llama-3.3-70b-versatile"),
+        ("groq/openai/gpt-oss-120b", OpenAI, "openai/gpt-oss-120b"),
         ("claude-sonnet-4-5", Anthropic, "claude-sonnet-4-5"),
     ],
 )
@@ -32,16 +33,23 @@ def test_builtin_name_resolves_to_its_adapter(name: str, adapter: type, model: s
 
 
 @pytest.mark.parametrize(
-    ("adapter", "provider"),
-    [(Gemini, "gemini"), (OpenAI, "openai"), (Groq, "groq"), (Anthropic, "anthropic")],
+    ("name", "provider"),
+    [
+        ("gemini-2.5-flash", "gemini"),
+        ("gpt-4o", "openai"),
+        ("groq/llama-3.3-70b-versatile", "groq"),
+        ("claude-sonnet-4-5", "anthropic"),
+    ],
 )
-def test_each_adapter_names_its_provider(adapter: type, provider: str) -> None:
-    assert adapter.provider == provider
+def test_each_adapter_names_its_provider(name: str, provider: str) -> None:
+    assert LlmRegistry.resolve(name).provider == provider
 
 
-def test_groq_is_preset_to_groqs_openai_compatible_endpoint() -> None:
-    assert Groq.default_base_url == "https://api.groq.com/openai/v1"
-    assert Groq.api_key_env == ("GROQ_API_KEY",)
+def test_groq_is_the_openai_adapter_preset_to_groqs_endpoint() -> None:
+    llm = Groq("llama-3.3-70b-versatile")
+    assert (type(llm), llm.provider) == (OpenAI, "groq")
+    assert llm._base_url == GROQ.default_base_url == "https://api.groq.com/openai/v1"
+    assert GROQ.api_key_env == ("GROQ_API_KEY",)
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:

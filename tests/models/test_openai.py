@@ -139,3 +139,17 @@ def test_a_refusal_without_an_answer_gives_a_refusal_error_code() -> None:
     response = assemble("", [], "stop", None, None, refusal="I can't help with that.")
     assert (response.error_code, response.error_message) == ("REFUSAL", "I can't help with that.")
     assert response.content is None
+
+
+@module_loop
+async def test_groq_sends_its_openai_prefixed_models_by_their_full_name(
+    emulate: Emulate,
+) -> None:
+    emu = await emulate(["ok", "ok"], api_key=SECRET)
+    for name in ("openai/gpt-oss-120b", "groq/openai/gpt-oss-120b"):
+        llm = Groq(name, api_key=SECRET, base_url=emu.openai_base_url)
+        try:
+            await run(llm, ask())
+        finally:
+            await llm.aclose()
+    assert [r.model for r in emu.requests] == ["openai/gpt-oss-120b"] * 2

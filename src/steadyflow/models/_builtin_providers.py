@@ -8,7 +8,7 @@ Patterns (full-match regexes) and the adapter each resolves to:
 
 - ``gemini-.*``, ``gemma-.*``: ``steadyflow.models.gemini.Gemini`` (extra ``gemini``)
 - ``gpt-.*``, ``o\d.*``, ``openai/.+``: ``steadyflow.models.openai.OpenAI`` (extra ``openai``)
-- ``groq/.+``: ``steadyflow.models.openai.Groq`` (extra ``openai``)
+- ``groq/.+``: ``steadyflow.models.openai.Groq`` (the OpenAI adapter on Groq's endpoint)
 - ``claude-.*``: ``steadyflow.models.anthropic.Anthropic`` (extra ``anthropic``)
 """
 

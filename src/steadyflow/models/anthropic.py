@@ -8,8 +8,7 @@ the only layer that retries and every attempt is counted.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 try:
@@ -19,46 +18,45 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("anthropic", "anthropic", "Anthropic")) from exc
 
-from ..errors import ModelHTTPError, ModelResponseError
 from ..types import Content
 from ._anthropic_wire import build_params, response_from_blocks, usage_from
-from ._http import (
-    LoopLocal,
-    parse_arguments,
-    read_api_key,
-    read_env,
-    status_verdict,
-)
-from ._stainless import api_error_retryable, map_api_errors
-from .base import BaseLlm
+from ._http import parse_arguments, read_env
+from ._stainless import SdkErrors, StainlessLlm, StainlessSdk
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
 __all__ = ["Anthropic"]
 
-# Errors sent as an SSE ``error`` event arrive on a 200 response; their body says what they are.
-_STREAM_ERROR_STATUS = {
-    "overloaded_error": 529,
-    "rate_limit_error": 429,
-    "api_error": 500,
-    "timeout_error": 504,
-    "invalid_request_error": 400,
-}
+_SDK = StainlessSdk(
+    client=sdk.AsyncAnthropic,
+    http_client=sdk.DefaultAsyncHttpxClient,
+    errors=SdkErrors(
+        timeout=sdk.APITimeoutError,
+        connection=sdk.APIConnectionError,
+        status=sdk.APIStatusError,
+        api=sdk.APIError,
+    ),
+    options={"open_telemetry": False},
+)
 
 
-class Anthropic(BaseLlm):
+class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
     """A Claude model behind the Anthropic Messages API.
+
+    Errors sent as an ``error`` event inside a 200 stream count as the HTTP
+    status their type stands for (``overloaded_error`` is 529, in the default
+    retryable codes).
 
     Args:
         model: the model name (``claude-sonnet-4-5``).
         api_key: the key; default ``$ANTHROPIC_API_KEY``.
         base_url: the API root; default ``$ANTHROPIC_BASE_URL``, else Anthropic's.
+        headers: extra headers sent on every request (a gateway's key or
+            route); never logged.
         timeout: seconds per attempt; default the SDK's.
         client: an ``anthropic.AsyncAnthropic`` to use instead of building one;
-            it is copied with ``max_retries=0``.
+            it is copied with ``max_retries=0`` (and ``headers``).
     """
-
-    provider = "anthropic"
 
     def __init__(
         self,
@@ -66,36 +64,21 @@ class Anthropic(BaseLlm):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
         client: sdk.AsyncAnthropic | None = None,
     ) -> None:
-        super().__init__(model)
-        self._api_key = api_key
-        self._base_url = base_url or read_env("ANTHROPIC_BASE_URL")
-        self._timeout = timeout
-        self._clients: LoopLocal[sdk.AsyncAnthropic] = LoopLocal(
-            self._new_client,
-            _close_client,
-            client.with_options(max_retries=0) if client is not None else None,
+        super().__init__(
+            model,
+            sdk=_SDK,
+            provider="anthropic",
+            api_key_env=("ANTHROPIC_API_KEY",),
+            api_key=api_key,
+            base_url=base_url or read_env("ANTHROPIC_BASE_URL"),
+            headers=headers,
+            timeout=timeout,
+            client=client,
         )
-        self._secret: str | None = getattr(client, "api_key", None) or None
-
-    def _new_client(self) -> sdk.AsyncAnthropic:
-        key = read_api_key(self._api_key, ("ANTHROPIC_API_KEY",), "Anthropic", self.model)
-        self._secret = key
-        options: dict[str, Any] = {"api_key": key, "max_retries": 0, "open_telemetry": False}
-        if self._base_url:
-            options["base_url"] = self._base_url
-        if self._timeout is not None:
-            options["timeout"] = self._timeout
-        return sdk.AsyncAnthropic(**options)
-
-    async def aclose(self) -> None:
-        """Close the connection pool this adapter opened on the running loop.
-
-        Pools of loops that ended through ``asyncio.run`` are closed already.
-        """
-        await self._clients.aclose()
 
     async def generate_content_async(
         self, request: LlmRequest, stream: bool = False
@@ -113,39 +96,6 @@ class Anthropic(BaseLlm):
             events = await client.messages.create(**params, stream=True)
             async for response in _aggregate(events):
                 yield response
-
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        """SDK exceptions -> the project's own (``_stainless.map_api_errors``)."""
-        return map_api_errors(
-            sdk,
-            self.provider,
-            self.model,
-            self._secret,
-            status_of=_status_of,
-            detail_of=lambda exc: exc.api_message or "",
-        )
-
-    def is_exception_retryable(
-        self, error: BaseException, retryable_status_codes: Collection[int]
-    ) -> bool:
-        """Connection errors and timeouts yes; HTTP errors by ``x-should-retry``, then status.
-
-        529 (overloaded) is in the default retryable codes.
-        """
-        if isinstance(error, ModelHTTPError):
-            return status_verdict(error.status_code, error.headers, retryable_status_codes, True)
-        verdict = api_error_retryable(sdk, error, retryable_status_codes, status_of=_status_of)
-        if verdict is not None:
-            return verdict
-        if isinstance(error, ModelResponseError):
-            return False
-        return super().is_exception_retryable(error, retryable_status_codes)
-
-
-def _status_of(error: Any) -> int:
-    """The HTTP status, or for an error event inside a 200 stream, the status it stands for."""
-    status: int = error.status_code
-    return status if status >= 400 else _STREAM_ERROR_STATUS.get(error.type or "", 500)
 
 
 async def _aggregate(events: Any) -> AsyncIterator[LlmResponse]:
@@ -184,7 +134,3 @@ async def _aggregate(events: Any) -> AsyncIterator[LlmResponse]:
     ordered = [blocks[i] for i in sorted(blocks)]
     usage = usage_from(start_usage, output_tokens)
     yield response_from_blocks(ordered, stop_reason, usage, model_version)
-
-
-async def _close_client(client: Any) -> None:
-    await client.close()

@@ -7,10 +7,10 @@ policy is the only layer that retries, so every attempt is counted.
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import AsyncIterator, Collection
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 try:
     import openai as sdk
@@ -19,43 +19,73 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("openai", "openai", "OpenAI")) from exc
 
-from ..errors import ModelHTTPError, ModelResponseError
 from ..types import Content
-from ._http import (
-    LoopLocal,
-    read_api_key,
-    read_env,
-    status_verdict,
-)
+from ._http import read_env
 from ._openai_wire import assemble, build_params, response_from_message, usage_from
-from ._stainless import api_error_retryable, map_api_errors
-from .base import BaseLlm
+from ._stainless import SdkErrors, StainlessLlm, StainlessSdk
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
-__all__ = ["Groq", "OpenAI"]
+__all__ = ["GROQ", "OPENAI", "Groq", "OpenAI", "OpenAICompatible"]
 
 _REASONING_MODEL = re.compile(r"o\d.*|gpt-5.*")
 
+_SDK = StainlessSdk(
+    client=sdk.AsyncOpenAI,
+    http_client=sdk.DefaultAsyncHttpxClient,
+    errors=SdkErrors(
+        timeout=sdk.APITimeoutError,
+        connection=sdk.APIConnectionError,
+        status=sdk.APIStatusError,
+        api=sdk.APIError,
+    ),
+)
 
-class OpenAI(BaseLlm):
-    """A model behind the OpenAI Chat Completions API.
+
+@dataclass(frozen=True)
+class OpenAICompatible:
+    """Who serves a Chat Completions API: the provider's name, where its key and root are.
+
+    Attributes:
+        provider: the short name in logs, traces and budget keys ("groq").
+        api_key_env: environment variables holding the key, first set wins.
+        base_url_env: environment variables holding the API root.
+        default_base_url: the root when none is given (None: the SDK's, OpenAI's own).
+        prefix: the registry prefix dropped from a model name (once: ``groq/openai/gpt-oss``
+            is sent as ``openai/gpt-oss``).
+    """
+
+    provider: str
+    api_key_env: tuple[str, ...]
+    base_url_env: tuple[str, ...]
+    default_base_url: str | None
+    prefix: str
+
+
+OPENAI = OpenAICompatible("openai", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",), None, "openai/")
+GROQ = OpenAICompatible(
+    "groq", ("GROQ_API_KEY",), ("GROQ_BASE_URL",), "https://api.groq.com/openai/v1", "groq/"
+)
+
+
+class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
+    """A model behind the OpenAI Chat Completions API (or any server that speaks it).
 
     Args:
-        model: the model name (``gpt-4o-mini``); an ``openai/`` prefix is dropped.
+        model: the model name (``gpt-4o-mini``); the endpoint's prefix
+            (``openai/``) is dropped once.
         api_key: the key; default ``$OPENAI_API_KEY``. Local OpenAI-compatible
             servers accept any non-empty value.
         base_url: the API root (``http://localhost:11434/v1`` for Ollama);
             default ``$OPENAI_BASE_URL``, else OpenAI's own.
+        headers: extra headers sent on every request (a gateway's key or
+            route); never logged.
         timeout: seconds per attempt; default the SDK's (10 minutes).
         client: an ``openai.AsyncOpenAI`` to use instead of building one; it is
-            copied with ``max_retries=0``.
+            copied with ``max_retries=0`` (and ``headers``).
+        endpoint: who serves the API (``OPENAI``, ``GROQ``, or your own
+            ``OpenAICompatible``): provider name, key and root variables.
     """
-
-    provider = "openai"
-    api_key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
-    base_url_env: ClassVar[tuple[str, ...]] = ("OPENAI_BASE_URL",)
-    default_base_url: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -63,34 +93,22 @@ class OpenAI(BaseLlm):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
         client: sdk.AsyncOpenAI | None = None,
+        endpoint: OpenAICompatible = OPENAI,
     ) -> None:
-        super().__init__(model.removeprefix("openai/"))
-        self._api_key = api_key
-        self._base_url = base_url or read_env(*self.base_url_env) or self.default_base_url
-        self._timeout = timeout
-        self._clients: LoopLocal[sdk.AsyncOpenAI] = LoopLocal(
-            self._new_client,
-            _close_client,
-            client.with_options(max_retries=0) if client is not None else None,
+        super().__init__(
+            model.removeprefix(endpoint.prefix),
+            sdk=_SDK,
+            provider=endpoint.provider,
+            api_key_env=endpoint.api_key_env,
+            api_key=api_key,
+            base_url=base_url or read_env(*endpoint.base_url_env) or endpoint.default_base_url,
+            headers=headers,
+            timeout=timeout,
+            client=client,
         )
-        self._secret: str | None = getattr(client, "api_key", None) or None
-
-    def _new_client(self) -> sdk.AsyncOpenAI:
-        key = read_api_key(self._api_key, self.api_key_env, type(self).__name__, self.model)
-        self._secret = key
-        options: dict[str, Any] = {"api_key": key, "base_url": self._base_url, "max_retries": 0}
-        if self._timeout is not None:
-            options["timeout"] = self._timeout
-        return sdk.AsyncOpenAI(**options)
-
-    async def aclose(self) -> None:
-        """Close the connection pool this adapter opened on the running loop.
-
-        Pools of loops that ended through ``asyncio.run`` are closed already.
-        """
-        await self._clients.aclose()
 
     def _max_tokens_name(self) -> str:
         official = self._base_url is None or "api.openai.com" in self._base_url
@@ -115,54 +133,15 @@ class OpenAI(BaseLlm):
             async for response in _aggregate(chunks):
                 yield response
 
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        """SDK exceptions -> the project's own (``_stainless.map_api_errors``)."""
-        return map_api_errors(
-            sdk,
-            self.provider,
-            self.model,
-            self._secret,
-            status_of=lambda exc: exc.status_code,
-            detail_of=lambda exc: _detail(exc.body) or exc.message,
-        )
 
-    def is_exception_retryable(
-        self, error: BaseException, retryable_status_codes: Collection[int]
-    ) -> bool:
-        """Connection errors and timeouts yes; HTTP errors by ``x-should-retry``, then status."""
-        if isinstance(error, ModelHTTPError):
-            return status_verdict(error.status_code, error.headers, retryable_status_codes, True)
-        verdict = api_error_retryable(
-            sdk, error, retryable_status_codes, status_of=lambda exc: exc.status_code
-        )
-        if verdict is not None:
-            return verdict
-        if isinstance(error, ModelResponseError):
-            return False
-        return super().is_exception_retryable(error, retryable_status_codes)
-
-
-class Groq(OpenAI):
+def Groq(model: str, **options: Any) -> OpenAI:
     """A model on Groq's OpenAI-compatible API (``groq/<model>`` in the registry).
 
-    Reads ``$GROQ_API_KEY`` and ``$GROQ_BASE_URL``.
+    The OpenAI adapter with the ``GROQ`` endpoint: reads ``$GROQ_API_KEY`` and
+    ``$GROQ_BASE_URL``; ``Groq("openai/gpt-oss-120b")`` sends
+    ``openai/gpt-oss-120b``. Takes the same options as ``OpenAI``.
     """
-
-    provider = "groq"
-    api_key_env = ("GROQ_API_KEY",)
-    base_url_env = ("GROQ_BASE_URL",)
-    default_base_url = "https://api.groq.com/openai/v1"
-
-    def __init__(self, model: str, **options: Any) -> None:
-        super().__init__(model.removeprefix("groq/"), **options)
-
-
-def _detail(body: Any) -> str:
-    if isinstance(body, dict):
-        message = body.get("message")
-        if isinstance(message, str):
-            return message
-    return ""
+    return OpenAI(model, endpoint=GROQ, **options)
 
 
 async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
@@ -194,7 +173,3 @@ async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
             finish = choice.finish_reason or finish
     ordered = [tuple(calls[i]) for i in sorted(calls)]
     yield assemble("".join(text), ordered, finish, usage, model_version, "".join(refusal))
-
-
-async def _close_client(client: Any) -> None:
-    await client.close()
