@@ -79,6 +79,10 @@ class Dialect(ABC):
     def error_body(self, status: int, message: str, fault: Fault | None) -> dict[str, Any]:
         """The provider's JSON error shape for ``status``."""
 
+    def wire_error_body(self, error: WireError) -> dict[str, Any]:
+        """The 400 body for a request this API refuses; by default ``error_body``'s."""
+        return self.error_body(400, str(error), None)
+
     def malformed_event(self) -> SseEvent:
         """An SSE event whose data is not JSON."""
         return SseEvent(b'data: {"this is": not json\n\n', content=True)

@@ -140,7 +140,7 @@ class EmulatedRequest:
     """A provider request as the emulator understood it.
 
     Attributes:
-        provider: ``openai``, ``anthropic`` or ``gemini``.
+        provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
         number: the request's 1-based number at this provider's endpoint.
         model: the model name the client asked for.
         stream: whether the client asked for SSE.

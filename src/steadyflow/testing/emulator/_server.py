@@ -1,9 +1,10 @@
 """``ProviderEmulator``: Gemini, OpenAI and Anthropic on loopback, with faults.
 
-One HTTP server on 127.0.0.1 answers all three wire formats from a script or
-a rule-based responder, injects the faults it is given, and counts every
-request per provider endpoint, so a test can assert exactly how many
-requests the official SDK sent. Run it inside the test's event loop
+One HTTP server on 127.0.0.1 answers every wire format (Gemini, OpenAI Chat
+Completions and Responses, Anthropic) from a script or a rule-based
+responder, injects the faults it is given, and counts every request per
+provider endpoint, so a test can assert exactly how many requests the
+official SDK sent. Run it inside the test's event loop
 (``async with ProviderEmulator(...) as emu``) or in a background thread
 (``with emu.running_in_thread()``).
 """
@@ -26,6 +27,7 @@ from ._model import EmulatedRequest, Reply, Responder, ScriptItem, as_reply
 from ._openai import OpenAIDialect
 from ._respond import respond, respond_with_fault, send_error
 from ._responder import OrderSupportResponder
+from ._responses import ResponsesDialect
 from ._thread import run_in_thread
 
 __all__ = ["ProviderEmulator"]
@@ -66,7 +68,12 @@ class ProviderEmulator:
     ) -> None:
         self._chunk_delay = chunk_delay
         self._host, self._port = host, port
-        self._dialects: list[Dialect] = [OpenAIDialect(), AnthropicDialect(), GeminiDialect()]
+        self._dialects: list[Dialect] = [
+            OpenAIDialect(),
+            ResponsesDialect(),
+            AnthropicDialect(),
+            GeminiDialect(),
+        ]
         self._counts: Counter[str] = Counter()
         self.requests: list[EmulatedRequest] = []
         self._server: asyncio.Server | None = None
@@ -239,7 +246,10 @@ class ProviderEmulator:
                 raise WireError("the request body must be a JSON object")
             request.body = body
             dialect.parse(body, request)
-        except (WireError, ValueError) as exc:
+        except WireError as exc:
+            await out.send(400, json.dumps(dialect.wire_error_body(exc)).encode(), _JSON)
+            return
+        except ValueError as exc:
             await send_error(out, dialect, 400, str(exc))
             return
         if route.stream is not None:
