@@ -1,4 +1,4 @@
-"""What only the Anthropic adapter does: message shaping, max_tokens, 529, stream errors."""
+"""What only the Anthropic adapter does: message shaping, max_tokens, sampling, 529."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 
 from steadyflow.errors import ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
-from steadyflow.models._anthropic_wire import DEFAULT_MAX_TOKENS, build_params, response_from_blocks
+from steadyflow.models._anthropic_answer import Answer, response_from
+from steadyflow.models._anthropic_wire import DEFAULT_MAX_TOKENS, build_params
 from steadyflow.models.anthropic import Anthropic
 from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing.emulator import Fault
@@ -54,10 +55,22 @@ def test_empty_text_and_thought_parts_are_not_sent() -> None:
     assert build_params(LlmRequest(contents=[turn]), "claude-x")["messages"] == []
 
 
-def test_sampling_settings_are_not_sent_the_api_has_none() -> None:
+def test_sampling_settings_are_sent_in_the_body_and_seed_is_not() -> None:
     config = GenerateContentConfig(temperature=0.3, top_p=0.9, top_k=5, seed=1)
     params = build_params(LlmRequest(contents=[], config=config), "claude-x")
-    assert not {"temperature", "top_p", "top_k", "seed"} & params.keys()
+    assert params["extra_body"] == {"temperature": 0.3, "top_p": 0.9, "top_k": 5}
+    assert "seed" not in params and "seed" not in params["extra_body"]
+
+
+@module_loop
+async def test_sampling_settings_reach_the_server(emulate: Emulate, make_llm: MakeLlm) -> None:
+    emu = await emulate(["ok"])
+    config = GenerateContentConfig(temperature=0.2, top_p=0.8, top_k=7)
+    await run(
+        make_llm("anthropic", emu), LlmRequest(contents=[Content.from_text("hi")], config=config)
+    )
+    body = emu.requests[0].body
+    assert (body["temperature"], body["top_p"], body["top_k"]) == (0.2, 0.8, 7)
 
 
 def test_response_schema_becomes_structured_output() -> None:
@@ -67,11 +80,13 @@ def test_response_schema_becomes_structured_output() -> None:
     assert params["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
 
 
-def test_thinking_blocks_come_back_as_thought_parts() -> None:
-    blocks = [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "ok"}]
-    response = response_from_blocks(blocks, "end_turn", None, None)
-    assert [(p.text, p.thought) for p in response.content.parts] == [("hmm", True), ("ok", None)]
-    assert response.text == "ok"
+def test_an_empty_text_block_after_a_tool_call_is_not_a_part() -> None:
+    blocks = [
+        {"type": "tool_use", "id": "toolu_1", "name": "lookup_order", "input": {}},
+        {"type": "text", "text": ""},
+    ]
+    response = response_from(Answer(blocks=blocks, usage={}), "anthropic", "claude-x")
+    assert [p.function_call is not None for p in response.content.parts] == [True]
 
 
 @module_loop

@@ -1,9 +1,11 @@
-"""``LlmRequest`` to Anthropic Messages parameters, and answers back.
+"""``LlmRequest`` to Anthropic Messages parameters.
 
 Anthropic wants strictly alternating ``user``/``assistant`` messages, tool
 results first in the user message that follows the ``tool_use`` blocks, no
-empty text blocks, and an explicit ``max_tokens``; this module enforces all
-of that so the adapter only moves data.
+empty text blocks, an explicit ``max_tokens``, and, with extended thinking
+on, the assistant's ``thinking``/``redacted_thinking`` blocks sent back
+unchanged before its tool calls; this module enforces all of that so the
+adapter only moves data. Answers are read back in ``_anthropic_answer``.
 """
 
 from __future__ import annotations
@@ -13,37 +15,37 @@ import json
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..types import Content, FunctionCall, Part, UsageMetadata
-from ._http import finish_fields
+from ..types import Content, GenerateContentConfig, Part, ThinkingConfig
+from ._provider_data import own_parts
 from .llm_request import LlmRequest
-from .llm_response import LlmResponse
 
-__all__ = ["DEFAULT_MAX_TOKENS", "build_params", "response_from_blocks", "usage_from"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "EFFORT_BUDGETS",
+    "MIN_THINKING_BUDGET",
+    "PROVIDER",
+    "build_params",
+]
+
+PROVIDER = "anthropic"
 
 DEFAULT_MAX_TOKENS = 4096
-"""``max_tokens`` sent when the request sets no ``max_output_tokens`` (Anthropic requires one)."""
+"""``max_tokens`` sent when the request sets no ``max_output_tokens`` (Anthropic requires one).
 
-_FINISH = {
-    "end_turn": "STOP",
-    "stop_sequence": "STOP",
-    "tool_use": "STOP",
-    "pause_turn": "STOP",
-    "max_tokens": "MAX_TOKENS",
-    "model_context_window_exceeded": "MAX_TOKENS",
-    "refusal": "SAFETY",
-}
+With thinking on, the default is the thinking budget plus this much, so the
+answer keeps room after the reasoning.
+"""
 
+MIN_THINKING_BUDGET = 1024
+"""The smallest ``budget_tokens`` the Messages API accepts."""
 
-def finish_reason(raw: str | None) -> str | None:
-    """Anthropic's stop reason in the project's vocabulary."""
-    if raw is None:
-        return None
-    return _FINISH.get(raw, raw.upper())
+EFFORT_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 8192, "high": 16384}
+"""``budget_tokens`` sent for a ``ThinkingConfig`` that gives only an effort."""
 
 
 def _block(part: Part) -> dict[str, Any] | None:
     if part.thought:
-        return None
+        return _thinking_block(part)
     if part.text:
         return {"type": "text", "text": part.text}
     if part.function_call is not None:
@@ -66,6 +68,22 @@ def _block(part: Part) -> dict[str, Any] | None:
     return None
 
 
+def _thinking_block(part: Part) -> dict[str, Any] | None:
+    """A thinking block exactly as Claude issued it; None for thoughts it cannot take back.
+
+    Only parts Claude issued carry a signature or a redacted payload (the
+    caller filtered the rest through ``own_parts``); thoughts without either
+    (written by a test double, or by another model) are not sent.
+    """
+    data = part.provider_data.data if part.provider_data is not None else {}
+    if data.get("type") == "redacted_thinking":
+        return dict(data)
+    if part.thought_signature is None:
+        return None
+    signature = part.thought_signature.decode()
+    return {"type": "thinking", "thinking": part.text or "", "signature": signature}
+
+
 def _media(mime_type: str, data: bytes) -> dict[str, Any]:
     source = {"type": "base64", "media_type": mime_type, "data": base64.b64encode(data).decode()}
     if mime_type.startswith("image/"):
@@ -77,12 +95,17 @@ def _media(mime_type: str, data: bytes) -> dict[str, Any]:
     )
 
 
-def messages_from(contents: list[Content]) -> list[dict[str, Any]]:
-    """Alternating messages; tool results lead their user message."""
+def messages_from(contents: list[Content], model: str) -> list[dict[str, Any]]:
+    """Alternating messages; tool results lead their user message.
+
+    Each content's parts go through ``own_parts``: thinking blocks and their
+    signatures return only to the model that issued them.
+    """
     messages: list[dict[str, Any]] = []
     for content in contents:
         role = "assistant" if content.role == "model" else "user"
-        blocks = [b for b in (_block(p) for p in content.parts) if b is not None]
+        parts = own_parts(content, PROVIDER, model)
+        blocks = [b for b in (_block(p) for p in parts) if b is not None]
         if not blocks:
             continue
         if messages and messages[-1]["role"] == role:
@@ -95,19 +118,90 @@ def messages_from(contents: list[Content]) -> list[dict[str, Any]]:
     return messages
 
 
+def thinking_budget(thinking: ThinkingConfig | None) -> int | None:
+    """``budget_tokens`` to send, or None for thinking off.
+
+    ``budget_tokens`` wins over ``effort``; 0 (or no config) turns thinking off.
+
+    Raises:
+        ConfigurationError: a budget below the API's minimum of 1024.
+    """
+    if thinking is None:
+        return None
+    budget = thinking.budget_tokens
+    if budget is None:
+        return EFFORT_BUDGETS[thinking.effort] if thinking.effort is not None else None
+    if budget == 0:
+        return None
+    if budget < MIN_THINKING_BUDGET:
+        raise ConfigurationError(
+            f"thinking.budget_tokens={budget}: Anthropic needs at least {MIN_THINKING_BUDGET} "
+            "(or 0 for thinking off)"
+        )
+    return budget
+
+
+def _max_tokens(config: GenerateContentConfig, budget: int | None) -> int:
+    if config.max_output_tokens is None:
+        return DEFAULT_MAX_TOKENS + (budget or 0)
+    if budget is not None and budget >= config.max_output_tokens:
+        raise ConfigurationError(
+            f"thinking budget {budget} must be below max_output_tokens="
+            f"{config.max_output_tokens} (thinking tokens count toward Anthropic's max_tokens)"
+        )
+    return config.max_output_tokens
+
+
+def _sampling(config: GenerateContentConfig, thinking: bool) -> dict[str, Any]:
+    """``temperature``/``top_p``/``top_k`` as set, within what thinking allows.
+
+    With thinking on the API takes ``temperature`` only at 1, ``top_p`` only
+    from 0.95 to 1, and no ``top_k``.
+    """
+    sampling = {
+        name: value
+        for name in ("temperature", "top_p", "top_k")
+        if (value := getattr(config, name)) is not None
+    }
+    if not thinking:
+        return sampling
+    problems = []
+    if sampling.get("temperature", 1) != 1:
+        problems.append(f"temperature={sampling['temperature']} (only 1)")
+    if not 0.95 <= sampling.get("top_p", 1) <= 1:
+        problems.append(f"top_p={sampling['top_p']} (0.95 to 1)")
+    if "top_k" in sampling:
+        problems.append(f"top_k={sampling['top_k']} (not allowed)")
+    if problems:
+        raise ConfigurationError(
+            f"Anthropic extended thinking does not allow {', '.join(problems)}"
+        )
+    return sampling
+
+
 def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
     """Keyword arguments for ``messages.create`` (without ``stream``).
 
-    The Messages API takes no sampling parameters (``temperature``,
-    ``top_p``, ``top_k``) and no ``seed``: those settings are not sent.
-    ``response_schema`` becomes ``output_config.format`` (structured output).
+    ``temperature``, ``top_p`` and ``top_k`` go in the body (``extra_body``:
+    the SDK has no arguments for them, the API takes them); there is no
+    ``seed``. ``thinking`` becomes ``{"type": "enabled", "budget_tokens"}``
+    (see ``thinking_budget``). ``response_schema`` becomes
+    ``output_config.format`` (structured output).
+
+    Raises:
+        ConfigurationError: thinking settings the API would refuse.
     """
     config = request.config
+    budget = thinking_budget(config.thinking)
     params: dict[str, Any] = {
         "model": model,
-        "max_tokens": config.max_output_tokens or DEFAULT_MAX_TOKENS,
-        "messages": messages_from(request.contents),
+        "max_tokens": _max_tokens(config, budget),
+        "messages": messages_from(request.contents, model),
     }
+    if budget is not None:
+        params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    if sampling := _sampling(config, thinking=budget is not None):
+        params["extra_body"] = sampling
     if config.system_instruction:
         params["system"] = config.system_instruction
     if config.response_schema is not None:
@@ -121,51 +215,3 @@ def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
     if config.stop_sequences:
         params["stop_sequences"] = list(config.stop_sequences)
     return params
-
-
-def usage_from(input_usage: Any, output_tokens: int | None) -> UsageMetadata | None:
-    """Usage with cache reads and writes counted as input (cache reads also reported)."""
-    if input_usage is None and output_tokens is None:
-        return None
-    cached = getattr(input_usage, "cache_read_input_tokens", None) or 0
-    created = getattr(input_usage, "cache_creation_input_tokens", None) or 0
-    inputs = (getattr(input_usage, "input_tokens", None) or 0) + cached + created
-    outputs = output_tokens or 0
-    return UsageMetadata(
-        input_tokens=inputs,
-        output_tokens=outputs,
-        total_tokens=inputs + outputs,
-        cached_input_tokens=cached or None,
-    )
-
-
-def response_from_blocks(
-    blocks: list[dict[str, Any]],
-    stop_reason: str | None,
-    usage: UsageMetadata | None,
-    model_version: str | None,
-) -> LlmResponse:
-    """A complete response from block dicts (``text``/``thinking``/``tool_use``).
-
-    A ``malformed_tool_use`` block (streamed arguments that are not JSON)
-    sets ``error_code`` to ``MALFORMED_FUNCTION_CALL``.
-    """
-    parts: list[Part] = []
-    malformed = [b.get("name", "?") for b in blocks if b.get("type") == "malformed_tool_use"]
-    for block in blocks:
-        kind = block.get("type")
-        if kind == "text" and block.get("text"):
-            parts.append(Part(text=block["text"]))
-        elif kind == "thinking" and block.get("thinking"):
-            parts.append(Part(text=block["thinking"], thought=True))
-        elif kind == "tool_use":
-            call = FunctionCall(
-                id=block.get("id"), name=block["name"], args=block.get("input") or {}
-            )
-            parts.append(Part(function_call=call))
-    fields = finish_fields(finish_reason(stop_reason), has_content=bool(parts))
-    if malformed:
-        fields["error_code"] = "MALFORMED_FUNCTION_CALL"
-        fields["error_message"] = f"arguments of {', '.join(malformed)} are not a JSON object"
-    content = Content(role="model", parts=parts) if parts else None
-    return LlmResponse(content=content, usage_metadata=usage, model_version=model_version, **fields)

@@ -33,7 +33,9 @@ __all__ = [
     "LoopLocal",
     "finish_fields",
     "http_error",
+    "cut_body_error",
     "install_hint",
+    "is_cut_json",
     "is_transport_error",
     "lower_headers",
     "other_sdk_error",
@@ -200,14 +202,57 @@ def other_sdk_error(
     mapped = transport_error(error, provider, model)
     if mapped is not None:
         return mapped
-    if not isinstance(error, (*unusable, json.JSONDecodeError)):
+    if not isinstance(error, (*unusable, json.JSONDecodeError, UnicodeDecodeError)):
         return None
     scrub_exception(error, secret)
+    body = getattr(error, "body", None)
+    if isinstance(error, UnicodeDecodeError):
+        body = bytes(error.object).decode("utf-8", "replace")
     return ModelResponseError(
         redact(f"{provider} model {model!r} sent an unusable answer: {error}", secret),
         provider=provider,
-        body=getattr(error, "body", None),
+        body=redact(body, secret) if isinstance(body, str) else body,
     )
+
+
+def cut_body_error(error: BaseException, provider: str, model: str) -> ModelError | None:
+    """A ``ModelConnectionError`` when ``error`` says a whole JSON body was cut short.
+
+    Only for a body that is one JSON document (not an SSE event's data): a
+    document that stops mid-way was cut in transit, so the call failed like
+    a dropped connection (retryable) rather than with an unusable answer.
+    """
+    if not isinstance(error, json.JSONDecodeError) or not is_cut_json(error.doc):
+        return None
+    return ModelConnectionError(
+        f"{provider} model {model!r}: the answer ended mid-document (a cut body)",
+        provider=provider,
+    )
+
+
+def is_cut_json(doc: str) -> bool:
+    """Whether ``doc`` is empty or a JSON text that stops inside a string, object or array.
+
+    Such a body was cut in transit (a clean end of a chunked body before the
+    document closed): a connection failure, not an unusable answer.
+    """
+    depth, in_string, escaped = 0, False, False
+    for char in doc:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+    return not doc.strip() or in_string or depth > 0
 
 
 def _http_modules() -> list[Any]:

@@ -8,6 +8,7 @@ the only layer that retries and every attempt is counted.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -18,9 +19,12 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("anthropic", "anthropic", "Anthropic")) from exc
 
+from ..errors import ModelResponseError
 from ..types import Content
-from ._anthropic_wire import build_params, response_from_blocks, usage_from
-from ._http import parse_arguments, read_env
+from ._anthropic_answer import Answer, response_from
+from ._anthropic_stream import assemble
+from ._anthropic_wire import build_params
+from ._http import cut_body_error, read_env
 from ._stainless import SdkErrors, StainlessLlm, StainlessSdk
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
@@ -83,54 +87,69 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
     async def generate_content_async(
         self, request: LlmRequest, stream: bool = False
     ) -> AsyncIterator[LlmResponse]:
-        """Call Messages; see ``BaseLlm.generate_content_async``."""
+        """Call Messages; see ``BaseLlm.generate_content_async``.
+
+        A streamed answer's SDK stream is closed however the caller leaves
+        (``aclose()``, a ``break``, an error), so the connection is released
+        at once and the provider stops generating.
+        """
         client = self._clients.get()
         params = build_params(request, self.model)
         with self._map_errors():
             if not stream:
-                message = await client.messages.create(**params)
-                blocks = [block.model_dump() for block in message.content]
-                usage = usage_from(message.usage, message.usage.output_tokens)
-                yield response_from_blocks(blocks, message.stop_reason, usage, message.model)
+                message = await self._create(client, params)
+                yield response_from(self._answer_of(message), self.provider, self.model)
                 return
             events = await client.messages.create(**params, stream=True)
-            async for response in _aggregate(events):
-                yield response
+            try:
+                await self._refuse_json_body(events.response)
+                answer = Answer(blocks=[], usage={})
+                async for text in assemble(events, answer, f"anthropic model {self.model!r}"):
+                    yield LlmResponse(content=Content.from_text(text, role="model"), partial=True)
+                yield response_from(answer, self.provider, self.model)
+            finally:
+                await events.close()
 
+    async def _create(self, client: sdk.AsyncAnthropic, params: dict[str, Any]) -> Any:
+        """One non-streamed call; a JSON body cut mid-way is a connection failure."""
+        try:
+            return await client.messages.create(**params)
+        except json.JSONDecodeError as exc:
+            cut = cut_body_error(exc, self.provider, self.model)
+            if cut is None:
+                raise
+            raise cut from exc
 
-async def _aggregate(events: Any) -> AsyncIterator[LlmResponse]:
-    """Partial responses for text deltas, then the complete aggregate."""
-    blocks: dict[int, dict[str, Any]] = {}
-    json_parts: dict[int, list[str]] = {}
-    start_usage: Any = None
-    output_tokens: int | None = None
-    stop_reason: str | None = None
-    model_version: str | None = None
-    async for event in events:
-        kind = event.type
-        if kind == "message_start":
-            start_usage, model_version = event.message.usage, event.message.model
-            output_tokens = event.message.usage.output_tokens
-        elif kind == "content_block_start":
-            blocks[event.index] = event.content_block.model_dump()
-        elif kind == "content_block_delta":
-            delta, block = event.delta, blocks.setdefault(event.index, {"type": "text", "text": ""})
-            if delta.type == "text_delta" and delta.text:
-                block["text"] = (block.get("text") or "") + delta.text
-                yield LlmResponse(content=Content.from_text(delta.text, role="model"), partial=True)
-            elif delta.type == "input_json_delta":
-                json_parts.setdefault(event.index, []).append(delta.partial_json)
-            elif delta.type == "thinking_delta":
-                block["thinking"] = (block.get("thinking") or "") + delta.thinking
-        elif kind == "message_delta":
-            stop_reason = event.delta.stop_reason or stop_reason
-            output_tokens = event.usage.output_tokens
-    for index, pieces in json_parts.items():
-        args = parse_arguments("".join(pieces))
-        if args is None:
-            blocks[index]["type"] = "malformed_tool_use"
-        else:
-            blocks[index]["input"] = args
-    ordered = [blocks[i] for i in sorted(blocks)]
-    usage = usage_from(start_usage, output_tokens)
-    yield response_from_blocks(ordered, stop_reason, usage, model_version)
+    def _answer_of(self, message: Any) -> Answer:
+        """The ``Answer`` in a non-streamed message; an error payload under 200 is raised."""
+        if message.type != "message":
+            self._raise_payload(message.model_dump(exclude_none=True), {})
+        return Answer(
+            blocks=[block.model_dump() for block in message.content],
+            usage=message.usage.model_dump(),
+            stop_reason=message.stop_reason,
+            response_id=message.id,
+            model_version=message.model,
+        )
+
+    async def _refuse_json_body(self, response: Any) -> None:
+        """A streamed request answered with JSON instead of SSE: an error payload under 200."""
+        if "json" not in response.headers.get("content-type", ""):
+            return
+        raw = await response.aread()
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        self._raise_payload(body, {k.lower(): v for k, v in response.headers.items()})
+
+    def _raise_payload(self, body: Any, headers: dict[str, str]) -> None:
+        """An error payload under HTTP 200 as the HTTP error it stands for; else unusable."""
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict):
+            raise self._in_stream_error(body, headers, str(error.get("message", "")))
+        raise ModelResponseError(
+            f"anthropic model {self.model!r} answered HTTP 200 without a message: {body!r}"[:500],
+            provider=self.provider,
+            body=body,
+        )

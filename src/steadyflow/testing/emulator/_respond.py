@@ -84,4 +84,5 @@ async def _malformed(dialect: Dialect, request: EmulatedRequest, out: HttpRespon
         await out.send_chunk(dialect.malformed_event().data)
         await out.end_chunked()
     else:
-        await out.send(200, b'{"id": "broken", "choices": [', _JSON)
+        # Whole but not JSON (a missing comma): a cut body is a different failure.
+        await out.send(200, b'{"id": "broken" "choices": []}', _JSON)

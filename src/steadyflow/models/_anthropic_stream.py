@@ -1,0 +1,91 @@
+"""Assemble a Messages SSE stream into the ``Answer`` a non-streamed call gives.
+
+Text deltas are passed on as they come (the partial responses); thinking
+text, signatures (``signature_delta``), citations (``citations_delta``) and
+tool arguments (``input_json_delta``) are gathered per block. Usage is
+cumulative: ``message_delta.usage`` carries the final counts, including
+``input_tokens`` and the cache fields when server tools ran several
+iterations, so each field keeps its last non-null value, starting from
+``message_start``. A stream that ends without ``message_stop`` was cut: it
+is a ``ModelConnectionError``, never an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..errors import ModelConnectionError
+from ._anthropic_answer import Answer
+from ._http import parse_arguments
+
+__all__ = ["assemble"]
+
+
+def _merge_usage(usage: dict[str, Any], update: Any) -> None:
+    for key, value in update.model_dump().items():
+        if value is not None:
+            usage[key] = value
+
+
+def _delta(block: dict[str, Any], delta: Any, json_parts: list[str]) -> str | None:
+    """Apply one ``content_block_delta``; the text to pass on, if any."""
+    kind = delta.type
+    if kind == "text_delta":
+        block["text"] = (block.get("text") or "") + delta.text
+        return str(delta.text) or None
+    if kind == "input_json_delta":
+        json_parts.append(delta.partial_json)
+    elif kind == "thinking_delta":
+        block["thinking"] = (block.get("thinking") or "") + delta.thinking
+    elif kind == "signature_delta":
+        block["signature"] = (block.get("signature") or "") + delta.signature
+    elif kind == "citations_delta":
+        citations = block.get("citations") or []
+        block["citations"] = [*citations, delta.citation.model_dump()]
+    return None
+
+
+async def assemble(events: AsyncIterator[Any], answer: Answer, where: str) -> AsyncIterator[str]:
+    """Fill ``answer`` from ``events``, yielding each text delta.
+
+    ``where`` names the model in the error of a cut stream.
+
+    Raises:
+        ModelConnectionError: the stream ended before ``message_stop``.
+    """
+    blocks: dict[int, dict[str, Any]] = {}
+    json_parts: dict[int, list[str]] = {}
+    stopped = False
+    async for event in events:
+        kind = event.type
+        if kind == "message_start":
+            message = event.message
+            answer.response_id, answer.model_version = message.id, message.model
+            _merge_usage(answer.usage, message.usage)
+        elif kind == "content_block_start":
+            blocks[event.index] = event.content_block.model_dump()
+        elif kind == "content_block_delta":
+            block = blocks.setdefault(event.index, {"type": "text", "text": ""})
+            text = _delta(block, event.delta, json_parts.setdefault(event.index, []))
+            if text:
+                yield text
+        elif kind == "message_delta":
+            answer.stop_reason = event.delta.stop_reason or answer.stop_reason
+            _merge_usage(answer.usage, event.usage)
+        elif kind == "message_stop":
+            stopped = True
+    if not stopped:
+        raise ModelConnectionError(
+            f"{where}: the stream ended before message_stop (a cut answer)",
+            provider="anthropic",
+        )
+    for index, pieces in json_parts.items():
+        if not pieces:
+            continue
+        args = parse_arguments("".join(pieces))
+        if args is None:
+            blocks[index]["type"] = "malformed_tool_use"
+        else:
+            blocks[index]["input"] = args
+    answer.blocks = [blocks[i] for i in sorted(blocks)]
