@@ -14,7 +14,7 @@ from steadyflow.testing.emulator import ProviderEmulator
 SECRET = "sk-test-Zq81x-DO-NOT-LEAK-4242"
 PROVIDERS = ("gemini", "openai", "anthropic")
 MODELS = {
-    "gemini": "gemini-test-flash",
+    "gemini": "gemini-3-test-flash",
     "openai": "gpt-test-mini",
     "anthropic": "claude-test-sonnet",
 }

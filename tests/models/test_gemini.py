@@ -7,8 +7,9 @@ from google.genai import types as gt
 
 from steadyflow.errors import ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
+from steadyflow.models._gemini_answer import complete
 from steadyflow.models._gemini_wire import build_config, contents_from, retry_delay
-from steadyflow.models.gemini import Gemini, _complete
+from steadyflow.models.gemini import Gemini
 from steadyflow.testing.emulator import Fault
 from steadyflow.types import Content, GenerateContentConfig, Part
 from tests.models.providers import SECRET, Emulate, MakeLlm
@@ -58,7 +59,7 @@ def test_body_without_retry_info_gives_no_hint() -> None:
 
 
 def test_every_hidden_sdk_retry_and_automation_is_switched_off() -> None:
-    config = build_config(ask(), timeout=2.5)
+    config = build_config(ask(), 2.5, "gemini-test", {})
     assert config.http_options is not None and config.http_options.retry_options is not None
     assert config.http_options.retry_options.attempts == 1
     assert config.http_options.timeout == 2500
@@ -83,7 +84,7 @@ async def test_response_schema_is_sent_as_a_json_schema(
 
 def test_thought_parts_are_not_sent_back_to_the_model() -> None:
     turn = Content.from_parts(Part(text="musing", thought=True), Part.from_text("ok"), role="model")
-    (content,) = contents_from([turn])
+    (content,) = contents_from([turn], "gemini-test")
     assert [p.text for p in content.parts or []] == ["ok"]
 
 
@@ -94,7 +95,7 @@ def test_thoughts_in_the_answer_become_thought_parts() -> None:
             gt.Candidate(content=gt.Content(role="model", parts=parts), finish_reason="STOP")
         ]
     )
-    response = _complete([answer])
+    response = complete([answer], "gemini-test", stream=False)
     assert [(p.text, p.thought) for p in response.content.parts] == [
         ("musing", True),
         ("Order 812 shipped.", None),
@@ -106,7 +107,7 @@ def test_blocked_prompt_gives_an_error_code_and_no_content() -> None:
     blocked = gt.GenerateContentResponse(
         prompt_feedback=gt.GenerateContentResponsePromptFeedback(block_reason="PROHIBITED_CONTENT")
     )
-    response = _complete([blocked])
+    response = complete([blocked], "gemini-test", stream=False)
     assert (response.content, response.error_code) == (None, "PROHIBITED_CONTENT")
 
 

@@ -1,34 +1,56 @@
 """``LlmRequest`` to ``google.genai`` types, and responses back.
 
 Our data types mirror Gemini's, so this is mostly a field-by-field copy; the
-choices worth reading are the ones that switch SDK behaviour off: automatic
-function calling (the flow runs tools), automatic stream continuation and
-HTTP retries (the flow's retry policy is the only layer that retries).
+choices worth reading are the ones that switch SDK behaviour off (automatic
+function calling, automatic stream continuation, HTTP retries: the flow's
+retry policy is the only layer that retries), the thought signatures that
+must go back to the model that issued them, and the thinking mapping.
 """
 
 from __future__ import annotations
 
+import base64
+import math
 import re
 from typing import Any
 
 from google.genai import types as gt
 
-from ..types import Content, FunctionCall, Part, UsageMetadata
-from ._http import finish_fields
+from ..types import Content, FunctionCall, Part, ProviderData, ThinkingConfig, UsageMetadata
+from ._provider_data import own_parts
 from .llm_request import LlmRequest
-from .llm_response import LlmResponse
 
-__all__ = ["build_config", "contents_from", "response_from", "retry_delay", "usage_from"]
+__all__ = [
+    "PROVIDER",
+    "build_config",
+    "contents_from",
+    "enum_name",
+    "parts_from",
+    "retry_delay",
+    "thinking_config",
+    "usage_from",
+]
 
+PROVIDER = "gemini"
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)s\s*")
+# Google's documented stand-in for the signature of a function call that no
+# Gemini 3 model issued (history from another model, or built by hand). The
+# SDK sends bytes as URL-safe base64, which turns these bytes back into the text.
+SKIP_SIGNATURE = base64.urlsafe_b64decode("skip_thought_signature_validator")
+# Gemini 2.x takes only a token budget; these stand in for an effort level.
+_BUDGET_FOR_EFFORT = {"minimal": 128, "low": 1024, "medium": 8192, "high": 24576}
 
 
 def _part(part: Part) -> gt.Part | None:
+    signature = part.thought_signature
     if part.thought:
         return None
     if part.function_call is not None:
         call = part.function_call
-        return gt.Part(function_call=gt.FunctionCall(id=call.id, name=call.name, args=call.args))
+        return gt.Part(
+            function_call=gt.FunctionCall(id=call.id, name=call.name, args=call.args),
+            thought_signature=signature,
+        )
     if part.function_response is not None:
         result = part.function_response
         return gt.Part(
@@ -39,24 +61,70 @@ def _part(part: Part) -> gt.Part | None:
     if part.inline_data is not None:
         blob = part.inline_data
         return gt.Part(inline_data=gt.Blob(mime_type=blob.mime_type, data=blob.data))
-    if part.text is not None:
-        return gt.Part(text=part.text)
+    if part.text or (part.text is not None and signature is not None):
+        # An empty text part is sent only when it carries a signature.
+        return gt.Part(text=part.text, thought_signature=signature)
     return None
 
 
-def contents_from(contents: list[Content]) -> list[gt.Content]:
-    """Gemini contents: ``model`` stays ``model``, every other role is ``user``."""
+def contents_from(contents: list[Content], model: str) -> list[gt.Content]:
+    """Gemini contents for ``model``: ``model`` stays ``model``, every other role is ``user``.
+
+    Parts go through ``own_parts``: signatures another model issued are dropped.
+    For a Gemini 3 model, a step whose first function call has no signature
+    (another model made it, or it was built by hand) gets Google's documented
+    placeholder, without which the API refuses the request.
+    """
     converted: list[gt.Content] = []
     for content in contents:
-        parts = [p for p in (_part(part) for part in content.parts) if p is not None]
+        kept = own_parts(content, PROVIDER, model)
+        parts = [p for p in (_part(part) for part in kept) if p is not None]
+        if content.role == "model" and _checks_signatures(model):
+            _sign_first_call(parts)
         if parts:
             role = "model" if content.role == "model" else "user"
             converted.append(gt.Content(role=role, parts=parts))
     return converted
 
 
-def build_config(request: LlmRequest, timeout: float | None) -> gt.GenerateContentConfig:
-    """The SDK config, with every hidden retry and automatic behaviour off."""
+def _checks_signatures(model: str) -> bool:
+    return model.removeprefix("models/").startswith("gemini-3")
+
+
+def _sign_first_call(parts: list[gt.Part]) -> None:
+    first = next((p for p in parts if p.function_call is not None), None)
+    if first is not None and first.thought_signature is None:
+        first.thought_signature = SKIP_SIGNATURE
+
+
+def thinking_config(thinking: ThinkingConfig, model: str) -> gt.ThinkingConfig:
+    """Gemini's ``thinking_config`` for the neutral ``ThinkingConfig``.
+
+    Gemini 2.x models take a token budget only: ``budget_tokens``, else one
+    derived from ``effort`` (minimal 128, low 1024, medium 8192, high 24576).
+    Later models take a level: ``effort`` becomes ``thinking_level``, else
+    ``budget_tokens`` is sent as ``thinking_budget``. Never both (the API
+    refuses a request with both).
+    """
+    budget, effort = thinking.budget_tokens, thinking.effort
+    include = True if thinking.include_thoughts else None
+    if model.removeprefix("models/").startswith(("gemini-2", "gemini-1")):
+        if budget is None and effort is not None:
+            budget = _BUDGET_FOR_EFFORT[effort]
+        return gt.ThinkingConfig(thinking_budget=budget, include_thoughts=include)
+    if effort is not None:
+        level = gt.ThinkingLevel(effort.upper())
+        return gt.ThinkingConfig(thinking_level=level, include_thoughts=include)
+    return gt.ThinkingConfig(thinking_budget=budget, include_thoughts=include)
+
+
+def build_config(
+    request: LlmRequest, timeout: float | None, model: str, http: dict[str, Any]
+) -> gt.GenerateContentConfig:
+    """The SDK config, with every hidden retry and automatic behaviour off.
+
+    ``http`` holds extra ``HttpOptions`` fields (headers) for every request.
+    """
     config = request.config
     options: dict[str, Any] = {
         "automatic_function_calling": gt.AutomaticFunctionCallingConfig(disable=True),
@@ -64,6 +132,7 @@ def build_config(request: LlmRequest, timeout: float | None) -> gt.GenerateConte
         "http_options": gt.HttpOptions(
             retry_options=gt.HttpRetryOptions(attempts=1),
             timeout=None if timeout is None else max(1, round(timeout * 1000)),
+            **http,
         ),
     }
     if config.system_instruction:
@@ -91,34 +160,57 @@ def build_config(request: LlmRequest, timeout: float | None) -> gt.GenerateConte
             options[name] = value
     if config.response_schema is not None:
         options["response_json_schema"] = config.response_schema
+    if config.thinking is not None:
+        options["thinking_config"] = thinking_config(config.thinking, model)
     return gt.GenerateContentConfig(**options)
 
 
 def usage_from(usage: gt.GenerateContentResponseUsageMetadata | None) -> UsageMetadata | None:
-    """Usage with thinking tokens counted as output."""
+    """Usage in our categories: tool-use prompt is input, thoughts are output.
+
+    Gemini's ``promptTokenCount`` holds cached tokens but not
+    ``toolUsePromptTokenCount``; ``candidatesTokenCount`` excludes
+    ``thoughtsTokenCount``. The total is recomputed as input + output, which
+    equals Gemini's ``totalTokenCount`` when it reports every category.
+    """
     if usage is None:
         return None
-    inputs = usage.prompt_token_count or 0
-    outputs = (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
+    tool_use = usage.tool_use_prompt_token_count
+    thoughts = usage.thoughts_token_count
+    inputs = (usage.prompt_token_count or 0) + (tool_use or 0)
+    outputs = (usage.candidates_token_count or 0) + (thoughts or 0)
     return UsageMetadata(
         input_tokens=inputs,
         output_tokens=outputs,
-        total_tokens=usage.total_token_count or inputs + outputs,
+        total_tokens=inputs + outputs,
         cached_input_tokens=usage.cached_content_token_count,
+        reasoning_tokens=thoughts,
+        tool_use_prompt_tokens=tool_use,
     )
 
 
-def parts_from(content: gt.Content | None) -> list[Part]:
-    """Our parts from a candidate's content (text, thoughts, calls, bytes)."""
+def parts_from(content: gt.Content | None, model: str) -> list[Part]:
+    """Our parts from a candidate's content (text, thoughts, calls, bytes).
+
+    A part's ``thoughtSignature`` is kept with ``provider_data`` naming
+    ``model``; an empty text part without one is dropped (Gemini streams one
+    after a function call at times, and it must not be echoed back).
+    """
     parts: list[Part] = []
     for part in (content.parts if content is not None else None) or []:
+        signature = part.thought_signature
+        issuer = ProviderData(provider=PROVIDER, model=model) if signature else None
+        signed: dict[str, Any] = {"thought_signature": signature, "provider_data": issuer}
         if part.function_call is not None and part.function_call.name:
             call = part.function_call
             parts.append(
-                Part(function_call=FunctionCall(id=call.id, name=call.name, args=call.args or {}))
+                Part(
+                    function_call=FunctionCall(id=call.id, name=call.name, args=call.args or {}),
+                    **signed,
+                )
             )
-        elif part.text is not None:
-            parts.append(Part(text=part.text, thought=True if part.thought else None))
+        elif part.text is not None and (part.text or signature):
+            parts.append(Part(text=part.text, thought=True if part.thought else None, **signed))
         elif part.inline_data is not None and part.inline_data.data is not None:
             blob = part.inline_data
             parts.append(Part.from_bytes(blob.data or b"", blob.mime_type or ""))
@@ -132,40 +224,11 @@ def enum_name(value: Any) -> str | None:
     return str(getattr(value, "value", value))
 
 
-def response_from(
-    parts: list[Part],
-    finish: str | None,
-    block_reason: str | None,
-    usage: UsageMetadata | None,
-    model_version: str | None,
-) -> LlmResponse:
-    """A complete response; a blocked prompt or an unusable finish sets ``error_code``."""
-    merged: list[Part] = []
-    for part in parts:
-        previous = merged[-1] if merged else None
-        if (
-            previous is not None
-            and part.text is not None
-            and previous.text is not None
-            and part.thought == previous.thought
-        ):
-            merged[-1] = Part(text=previous.text + part.text, thought=part.thought)
-        else:
-            merged.append(part)
-    content = Content(role="model", parts=merged) if merged else None
-    if block_reason is not None and content is None:
-        return LlmResponse(
-            error_code=block_reason,
-            error_message=f"the prompt was blocked ({block_reason})",
-            usage_metadata=usage,
-            model_version=model_version,
-        )
-    fields = finish_fields(finish, has_content=content is not None)
-    return LlmResponse(content=content, usage_metadata=usage, model_version=model_version, **fields)
-
-
 def retry_delay(body: Any) -> float | None:
-    """Seconds from a ``google.rpc.RetryInfo`` detail of an error body, if any."""
+    """Seconds from a ``google.rpc.RetryInfo`` detail of an error body, if any.
+
+    A value that is not a finite, non-negative duration counts as absent.
+    """
     error = body.get("error", body) if isinstance(body, dict) else None
     details = error.get("details") if isinstance(error, dict) else None
     for detail in details if isinstance(details, list) else []:
@@ -173,8 +236,23 @@ def retry_delay(body: Any) -> float | None:
             continue
         delay = detail.get("retryDelay")
         if isinstance(delay, dict):
-            return float(delay.get("seconds", 0)) + float(delay.get("nanos", 0)) / 1e9
+            return _seconds(delay.get("seconds", 0), delay.get("nanos", 0))
         match = _DURATION.fullmatch(str(delay))
         if match:
             return float(match[1])
     return None
+
+
+def _seconds(seconds: Any, nanos: Any) -> float | None:
+    numbers = []
+    for value in (seconds, nanos):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        if not math.isfinite(number) or number < 0:
+            return None
+        numbers.append(number)
+    return numbers[0] + numbers[1] / 1e9

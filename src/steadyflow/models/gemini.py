@@ -5,12 +5,16 @@ with every hidden retry switched off: one HTTP attempt per request
 (``HttpRetryOptions(attempts=1)``, which also stops the SDK's implicit
 aiohttp reconnects), no automatic stream continuation and no automatic
 function calling. The flow's retry policy is the only layer that retries.
+Redirects are not followed (the key must not reach another origin), and a
+call's HTTP responses are closed when it ends, also when its caller stops
+reading early (see ``_gemini_http``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Collection, Iterator
+import json
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from typing import Any
 
 try:
@@ -22,17 +26,10 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("google-genai", "gemini", "Gemini")) from exc
 
-from ..errors import ModelHTTPError, ModelResponseError
-from ..types import Content, Part
-from ._gemini_wire import (
-    build_config,
-    contents_from,
-    enum_name,
-    parts_from,
-    response_from,
-    retry_delay,
-    usage_from,
-)
+from ..errors import ModelConnectionError, ModelHTTPError, ModelResponseError
+from ._gemini_answer import aggregate, complete
+from ._gemini_http import ResponseGuard, is_cut_json, open_responses
+from ._gemini_wire import PROVIDER, build_config, contents_from, retry_delay
 from ._http import (
     LoopLocal,
     http_error,
@@ -61,12 +58,15 @@ class Gemini(BaseLlm):
         api_key: the key; default ``$GOOGLE_API_KEY``, then ``$GEMINI_API_KEY``.
         base_url: the API root; default ``$GOOGLE_GEMINI_BASE_URL`` or
             ``$GEMINI_BASE_URL``, else Google's.
+        headers: extra HTTP headers sent with every request (for a gateway);
+            never logged.
         timeout: seconds per attempt; default the SDK's (none).
         client: a ``google.genai.Client`` to use instead of building one; each
-            request still overrides its retries to a single attempt.
+            request still overrides its retries to a single attempt. Its own
+            httpx settings stay (redirects, closing of abandoned streams).
     """
 
-    provider = "gemini"
+    provider = PROVIDER
 
     def __init__(
         self,
@@ -74,12 +74,14 @@ class Gemini(BaseLlm):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
         client: genai.Client | None = None,
     ) -> None:
         super().__init__(model)
         self._api_key = api_key
         self._base_url = base_url or read_env(*_BASE_URL_ENV)
+        self._headers = dict(headers or {})
         self._timeout = timeout
         self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client, _close_client, client)
         self._secret: str | None = getattr(getattr(client, "_api_client", None), "api_key", None)
@@ -87,7 +89,12 @@ class Gemini(BaseLlm):
     def _new_client(self) -> genai.Client:
         key = read_api_key(self._api_key, _KEY_ENV, "Gemini", self.model)
         self._secret = key
-        options = gt.HttpOptions(base_url=self._base_url) if self._base_url else None
+        hooks = {"response": [ResponseGuard(self.provider, self.model)]}
+        options = gt.HttpOptions(
+            base_url=self._base_url,
+            async_client_args={"follow_redirects": False, "event_hooks": hooks},
+            client_args={"follow_redirects": False},
+        )
         return genai.Client(api_key=key, vertexai=False, http_options=options)
 
     async def aclose(self) -> None:
@@ -100,26 +107,44 @@ class Gemini(BaseLlm):
     async def generate_content_async(
         self, request: LlmRequest, stream: bool = False
     ) -> AsyncIterator[LlmResponse]:
-        """Call ``generateContent`` (or its SSE twin); see ``BaseLlm``."""
+        """Call ``generateContent`` (or its SSE twin); see ``BaseLlm``.
+
+        However the call ends (finished, failed, or closed early by its
+        caller), its HTTP responses are closed before this generator is.
+        """
         models = self._clients.get().aio.models
-        contents = contents_from(request.contents)
-        config = build_config(request, self._timeout)
-        with self._map_errors():
-            if not stream:
-                answer = await models.generate_content(
+        contents = contents_from(request.contents, self.model)
+        http = {"headers": self._headers} if self._headers else {}
+        config = build_config(request, self._timeout, self.model, http)
+        responses = open_responses()
+        chunks: Any = None
+        try:
+            with self._map_errors(stream):
+                if not stream:
+                    answer = await models.generate_content(
+                        model=self.model, contents=contents, config=config
+                    )
+                    yield complete([answer], self.model, stream=False)
+                    return
+                chunks = await models.generate_content_stream(
                     model=self.model, contents=contents, config=config
                 )
-                yield _complete([answer])
-                return
-            chunks = await models.generate_content_stream(
-                model=self.model, contents=contents, config=config
-            )
-            async for response in _aggregate(chunks):
-                yield response
+                async for response in aggregate(chunks, self.model):
+                    yield response
+        finally:
+            for response in responses:
+                await response.aclose()
+            responses.clear()
+            if chunks is not None:
+                await chunks.aclose()
 
     @contextlib.contextmanager
-    def _map_errors(self) -> Iterator[None]:
-        """The one place where SDK exceptions become the project's own."""
+    def _map_errors(self, stream: bool) -> Iterator[None]:
+        """The one place where SDK exceptions become the project's own.
+
+        An SSE event cut short (the stream ended inside it) is a broken
+        stream; a non-streamed body is checked for that in ``ResponseGuard``.
+        """
         name, model, secret = self.provider, self.model, self._secret
         try:
             yield
@@ -130,6 +155,16 @@ class Gemini(BaseLlm):
             detail = redact(exc.message or exc.status or "", secret)
             status = exc.code if isinstance(exc.code, int) and exc.code >= 400 else 500
             raise http_error(name, model, status, headers, exc.details, detail, hint) from exc
+        except json.JSONDecodeError as exc:
+            if not (stream and is_cut_json(exc)):
+                raise ModelResponseError(
+                    f"{name} model {model!r} sent an unusable answer: {exc}",
+                    provider=name,
+                    body=exc.doc,
+                ) from exc
+            raise ModelConnectionError(
+                f"{name} model {model!r}: the answer was cut off ({exc})", provider=name
+            ) from exc
         except Exception as exc:
             mapped = other_sdk_error(
                 exc, name, model, secret, (sdk_errors.UnknownApiResponseError,)
@@ -159,40 +194,6 @@ class Gemini(BaseLlm):
             if hint is not None:
                 return hint
         return super().retry_after(error)
-
-
-def _complete(chunks: list[gt.GenerateContentResponse]) -> LlmResponse:
-    """The complete response from every chunk of one answer (one when not streamed)."""
-    parts: list[Part] = []
-    finish: str | None = None
-    block: str | None = None
-    usage: Any = None
-    version: str | None = None
-    for chunk in chunks:
-        candidate = chunk.candidates[0] if chunk.candidates else None
-        if candidate is not None:
-            parts += parts_from(candidate.content)
-            finish = enum_name(candidate.finish_reason) or finish
-        if chunk.prompt_feedback is not None and chunk.prompt_feedback.block_reason is not None:
-            block = enum_name(chunk.prompt_feedback.block_reason)
-        usage = chunk.usage_metadata or usage
-        version = chunk.model_version or version
-    return response_from(parts, finish, block, usage_from(usage), version)
-
-
-async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
-    """Partial responses for text deltas, then the complete aggregate."""
-    seen: list[gt.GenerateContentResponse] = []
-    async for chunk in chunks:
-        seen.append(chunk)
-        candidate = chunk.candidates[0] if chunk.candidates else None
-        content = candidate.content if candidate is not None else None
-        text = "".join(
-            p.text for p in (content.parts if content else None) or [] if p.text and not p.thought
-        )
-        if text:
-            yield LlmResponse(content=Content.from_text(text, role="model"), partial=True)
-    yield _complete(seen)
 
 
 async def _close_client(client: Any) -> None:

@@ -3,7 +3,12 @@
 Serves ``POST /{version}/models/{model}:generateContent`` and
 ``:streamGenerateContent?alt=sse`` close enough to the real API that the
 official ``google-genai`` SDK parses every answer, including errors in the
-``google.rpc.Status`` shape with a ``RetryInfo`` detail.
+``google.rpc.Status`` shape with a ``RetryInfo`` detail. Requests are checked
+as strictly as the real API checks them (``_gemini_checks``). A model named
+``gemini-3*`` behaves as Gemini 3: it signs the first function call of each
+answer (a text answer: its text) and refuses a request that does not send the
+signature back. A streamed function-call answer ends with an empty text
+chunk, as Gemini's sometimes do.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from ._dialect import Dialect, Route, SseEvent, WireError, sse
 from ._faults import Fault
+from ._gemini_checks import SignatureIssuer, check_request, is_gemini_3, signed_call, signed_text
 from ._model import EmulatedRequest, Reply, ToolCall, ToolResult, ToolSpec, Turn, next_id
 
 __all__ = ["GeminiDialect"]
@@ -42,6 +48,9 @@ class GeminiDialect(Dialect):
 
     provider = "gemini"
 
+    def __init__(self) -> None:
+        self._signatures = SignatureIssuer()
+
     def route(self, method: str, path: str) -> Route | None:
         """Serve ``POST .../models/{model}:generateContent`` and its streaming twin."""
         match = _PATH.fullmatch(path)
@@ -54,6 +63,10 @@ class GeminiDialect(Dialect):
         contents = body.get("contents")
         if not isinstance(contents, list) or not contents:
             raise WireError("* GenerateContentRequest.contents: contents is not specified")
+        for content in contents:
+            if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
+                raise WireError(f"* contents: each content needs parts, got {content!r}")
+        check_request(body, request.model, self._signatures)
         system = body.get("systemInstruction") or body.get("system_instruction") or {}
         request.system = _parts_text(system.get("parts") or [])
         for content in contents:
@@ -70,9 +83,7 @@ class GeminiDialect(Dialect):
                     ToolSpec(decl.get("name", ""), decl.get("description", ""), schema)
                 )
 
-    def _turn(self, content: Any) -> Turn:
-        if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
-            raise WireError(f"* contents: each content needs parts, got {content!r}")
+    def _turn(self, content: dict[str, Any]) -> Turn:
         turn = Turn("model" if content.get("role") == "model" else "user")
         turn.text = _parts_text(content["parts"])
         for part in content["parts"]:
@@ -94,14 +105,29 @@ class GeminiDialect(Dialect):
             "totalTokenCount": usage.total_tokens,
         }
 
-    def _call_part(self, call: ToolCall) -> dict[str, Any]:
-        return {
+    def _call_part(self, call: ToolCall, model: str, signed: bool) -> dict[str, Any]:
+        part: dict[str, Any] = {
             "functionCall": {
                 "id": call.id or next_id("fc_emu"),
                 "name": call.name,
                 "args": call.args,
             }
         }
+        if signed:
+            part["thoughtSignature"] = self._signatures.issue(
+                model, signed_call(call.name, call.args)
+            )
+        return part
+
+    def _call_parts(self, reply: Reply, model: str) -> list[dict[str, Any]]:
+        # Gemini 3 signs the first call of an answer only (parallel calls too).
+        first = is_gemini_3(model)
+        return [self._call_part(c, model, first and i == 0) for i, c in enumerate(reply.tool_calls)]
+
+    def _text_signature(self, reply: Reply, model: str) -> dict[str, Any]:
+        if not is_gemini_3(model) or reply.tool_calls or not reply.text:
+            return {}
+        return {"thoughtSignature": self._signatures.issue(model, signed_text(reply.text))}
 
     def _chunk(
         self, request: EmulatedRequest, candidate: dict[str, Any], rid: str
@@ -114,8 +140,11 @@ class GeminiDialect(Dialect):
 
     def render(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
         """A ``GenerateContentResponse``."""
-        parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
-        parts += [self._call_part(call) for call in reply.tool_calls]
+        model = request.model
+        parts: list[dict[str, Any]] = []
+        if reply.text:
+            parts.append({"text": reply.text, **self._text_signature(reply, model)})
+        parts += self._call_parts(reply, model)
         candidate: dict[str, Any] = {"finishReason": _FINISH[reply.finish]}
         if parts:
             candidate["content"] = {"role": "model", "parts": parts}
@@ -123,10 +152,14 @@ class GeminiDialect(Dialect):
         return {**body, "usageMetadata": self._usage(reply, request)}
 
     def render_stream(self, reply: Reply, request: EmulatedRequest) -> list[SseEvent]:
-        """One SSE event per text chunk and per call, then the finish and usage."""
+        """One SSE event per text chunk and per call, then the finish and usage.
+
+        The finish chunk carries an empty text part: with a text answer's
+        signature on Gemini 3, else (after calls) unsigned, as Gemini sends.
+        """
         rid = next_id("resp_emu")
         parts: list[dict[str, Any]] = [{"text": piece} for piece in reply.text_chunks()]
-        parts += [self._call_part(call) for call in reply.tool_calls]
+        parts += self._call_parts(reply, request.model)
         events = [
             sse(
                 self._chunk(request, {"content": {"role": "model", "parts": [p]}}, rid),
@@ -134,8 +167,12 @@ class GeminiDialect(Dialect):
             )
             for p in parts
         ]
-        final = self._chunk(request, {"finishReason": _FINISH[reply.finish]}, rid)
-        events.append(sse({**final, "usageMetadata": self._usage(reply, request)}))
+        final: dict[str, Any] = {"finishReason": _FINISH[reply.finish]}
+        signature = self._text_signature(reply, request.model)
+        if signature or reply.tool_calls:
+            final["content"] = {"role": "model", "parts": [{"text": "", **signature}]}
+        body = self._chunk(request, final, rid)
+        events.append(sse({**body, "usageMetadata": self._usage(reply, request)}))
         return events
 
     def error_body(self, status: int, message: str, fault: Fault | None) -> dict[str, Any]:
