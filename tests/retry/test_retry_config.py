@@ -1,6 +1,8 @@
 import copy
 import dataclasses
 import pickle
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -136,3 +138,36 @@ def test_run_config_copy_keeps_the_retry_config() -> None:
 def test_invalid_values_raise_value_error_naming_the_field(kwargs, field) -> None:
     with pytest.raises(ValueError, match=field):
         RetryConfig(**kwargs)
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_the_config_imports_no_budget_or_breaker_implementation() -> None:
+    code = (
+        "import sys; from steadyflow.retry.config import RetryConfig;"
+        "impl=('steadyflow.retry.budget','steadyflow.retry.breaker','steadyflow.retry.redis_budget');"
+        "print([m for m in impl if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_budget_and_a_breaker_are_any_objects_with_their_methods() -> None:
+    class Budget:
+        async def allow(self, key: str, *, retry: bool) -> bool:
+            return True
+
+        async def record(self, key: str, *, failed: bool) -> None:
+            pass
+
+    class Breaker:
+        async def acquire(self, key: str) -> None:
+            pass
+
+        async def record(self, key: str, *, failed: bool) -> None:
+            pass
+
+    budget, breaker = Budget(), Breaker()
+    config = RetryConfig(budget=budget, circuit_breaker=breaker)
+    assert (config.budget, config.circuit_breaker) == (budget, breaker)
+    with pytest.raises(ValueError, match="circuit_breaker"):
+        RetryConfig(circuit_breaker=budget)  # type: ignore[arg-type]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import typing
 
 if typing.TYPE_CHECKING:
+    from ._protocols import RetryBudget
     from .breaker import CircuitBreaker, CircuitState
-    from .budget import AdaptiveThrottle, RetryBudget, TokenBucketRetryBudget
+    from .budget import AdaptiveThrottle, TokenBucketRetryBudget
     from .config import RetryConfig
     from .policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
     from .redis_budget import RedisCircuitBreaker, RedisRetryBudget
@@ -26,7 +27,7 @@ _LAZY: dict[str, str] = {
     "CircuitState": "breaker",
     "RedisCircuitBreaker": "redis_budget",
     "RedisRetryBudget": "redis_budget",
-    "RetryBudget": "budget",
+    "RetryBudget": "_protocols",
     "RetryConfig": "config",
     "RetryDecision": "policy",
     "RetryDetails": "policy",

@@ -24,10 +24,11 @@ import enum
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol, Self, runtime_checkable
+from typing import Self
 
 from ..errors import CircuitOpenError
 from . import _validate
+from ._protocols import Breaker
 from ._window import SlidingCounts
 from .clock import Clock, current_clock
 
@@ -40,19 +41,6 @@ class CircuitState(enum.Enum):
     CLOSED = "closed"
     OPEN = "open"
     HALF_OPEN = "half_open"
-
-
-@runtime_checkable
-class Breaker(Protocol):
-    """What the retry loop asks a circuit breaker, per key."""
-
-    async def acquire(self, key: str) -> None:
-        """Let a call through, or raise ``CircuitOpenError`` when the circuit is open."""
-        ...
-
-    async def record(self, key: str, *, failed: bool) -> None:
-        """How a let-through call ended; ``failed`` means a transient failure."""
-        ...
 
 
 def open_circuit_error(key: str, retry_after: float | None) -> CircuitOpenError:

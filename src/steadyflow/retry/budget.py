@@ -25,9 +25,10 @@ import random
 import threading
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Protocol, Self, runtime_checkable
+from typing import Self
 
 from . import _validate
+from ._protocols import RetryBudget
 from ._window import SlidingCounts
 from .clock import Clock, current_clock
 
@@ -43,27 +44,6 @@ __all__ = [
 def budget_key(provider: str, model: str) -> str:
     """The default key of a budget or breaker: ``"provider:model"``."""
     return f"{provider}:{model}"
-
-
-@runtime_checkable
-class RetryBudget(Protocol):
-    """What the retry loop asks a budget, per key (``provider:model`` by default).
-
-    ``record`` is called after every attempt, before ``allow`` is asked
-    about the retry that may follow it.
-    """
-
-    async def allow(self, key: str, *, retry: bool) -> bool:
-        """Whether an attempt may start; ``retry`` is False for a first attempt."""
-        ...
-
-    async def record(self, key: str, *, failed: bool) -> None:
-        """How an attempt ended: ``failed`` means a transient (retryable) failure.
-
-        A response, or an error the provider did not call transient (a 400),
-        is not a failure: the provider was healthy enough to answer.
-        """
-        ...
 
 
 _MILLI = 1000

@@ -1,4 +1,4 @@
-"""``RetryConfig``: the user's retry settings, validated once at construction.
+"""``RetryConfig``: the user's retry settings, a plain value validated once at construction.
 
 Delay before retry n (n = 1, 2, ...)::
 
@@ -9,60 +9,119 @@ When the provider sent a wait hint (Retry-After, retry-after-ms, Gemini
 RetryInfo) and ``respect_retry_after`` is on, the wait is ``max(delay, hint)``;
 a hint above ``max_retry_after`` means give up at once. ``total_timeout``
 bounds the whole logical call, waits included.
+
+A plain frozen dataclass: the generated ``__init__``, ``replace``, equality,
+``repr``, copy and pickle. Fields stored as given are checked in
+``__post_init__``; the durations and the statuses, which are converted
+(a ``timedelta`` to float seconds, any iterable to a frozenset), are
+``_Setting`` fields: a dataclass field descriptor that converts on the way in,
+so the type checker sees what each accepts and what it stores. They are read
+only when an attempt failed, off the per-call path (``retryable_status_codes``
+once per call). The budget and the breaker are typed by their Protocols.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any, Generic, TypeVar
 
 from ..errors import DEFAULT_RETRYABLE_STATUS_CODES
-from .breaker import Breaker
-from .budget import RetryBudget
+from ._protocols import Breaker, RetryBudget
 
 __all__ = ["DEFAULT_RETRYABLE_STATUS_CODES", "RetryConfig"]
 
-
-def _seconds(name: str, value: float | timedelta) -> float:
-    if isinstance(value, timedelta):
-        return value.total_seconds()
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be seconds (float) or a timedelta, got {value!r}")
-    return float(value)
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
 
 
-def _non_negative(name: str, value: float) -> None:
-    if math.isnan(value) or value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+class _Setting(Generic[_In, _Out]):
+    """A field that accepts ``_In`` and stores what ``check(name, value)`` makes of it."""
+
+    def __init__(self, default: _Out, check: Callable[[str, _In], _Out]) -> None:
+        self._default = default
+        self._check = check
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+        self._key = f"_{name}"
+
+    def __get__(self, config: object | None, owner: type | None = None) -> _Out:
+        if config is None:  # the dataclass machinery reads the default from the class
+            return self._default
+        value: _Out = config.__dict__[self._key]
+        return value
+
+    def __set__(self, config: object, value: _In) -> None:
+        config.__dict__[self._key] = self._check(self._name, value)
 
 
 def _number(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         raise ValueError(f"{name} must be a number, got {value!r}")
     return float(value)
 
 
-def _status_codes(value: object) -> frozenset[int]:
+def _seconds(name: str, value: float | timedelta) -> float:
+    """Seconds (a float or a ``timedelta``), at least 0; infinity means no bound."""
+    if isinstance(value, timedelta):
+        value = value.total_seconds()
+    elif isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be seconds (float) or a timedelta, got {value!r}")
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return float(value)
+
+
+def _finite_seconds(name: str, value: float | timedelta) -> float:
+    seconds = _seconds(name, value)
+    if math.isinf(seconds):
+        raise ValueError(f"{name} must be finite, got {seconds!r}")
+    return seconds
+
+
+def _optional_seconds(name: str, value: float | timedelta | None) -> float | None:
+    return None if value is None else _seconds(name, value)
+
+
+def _attempts(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+
+
+def _multiplier(name: str, value: object) -> None:
+    number = _number(name, value)
+    if math.isinf(number) or number < 1:
+        raise ValueError(f"{name} must be finite and >= 1, got {value!r}")
+
+
+def _ratio(name: str, value: object) -> None:
+    if not 0 <= _number(name, value) <= 1:
+        raise ValueError(f"{name} must be within [0, 1], got {value!r}")
+
+
+def _flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be a bool, got {value!r}")
+
+
+def _status_codes(name: str, value: Iterable[int]) -> frozenset[int]:
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
-        raise ValueError(
-            f"retryable_status_codes must be a collection of HTTP statuses, got {value!r}"
-        )
+        raise ValueError(f"{name} must be a collection of HTTP statuses, got {value!r}")
     codes = frozenset(value)
     for code in codes:
         if isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599:
-            raise ValueError(f"retryable_status_codes must be HTTP statuses 100-599, got {code!r}")
+            raise ValueError(f"{name} must be HTTP statuses 100-599, got {code!r}")
     return codes
 
 
-def _set_guards(config: RetryConfig, budget: object, breaker: object) -> None:
-    if budget is not None and not isinstance(budget, RetryBudget):
-        raise ValueError(f"budget must be a RetryBudget (allow/record), got {budget!r}")
-    if breaker is not None and not isinstance(breaker, Breaker):
-        raise ValueError(f"circuit_breaker must be a CircuitBreaker, got {breaker!r}")
-    object.__setattr__(config, "budget", budget)
-    object.__setattr__(config, "circuit_breaker", breaker)
+def _instance(name: str, value: object, kind: type[Any], described: str) -> None:
+    if value is not None and not isinstance(value, kind):
+        raise ValueError(f"{name} must be a {described}, got {value!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,73 +146,38 @@ class RetryConfig:
             ``CircuitOpenError``. None = no breaker.
 
     Durations accept seconds (float) or ``datetime.timedelta`` and are stored
-    as float seconds.
+    as float seconds; the statuses accept any iterable and are stored as a
+    frozenset. An invalid value raises ``ValueError`` naming the field.
     """
 
     max_attempts: int = 1
-    initial_backoff: float = 0.5
-    max_backoff: float = 8.0
+    initial_backoff: _Setting[float | timedelta, float] = _Setting(0.5, _finite_seconds)
+    max_backoff: _Setting[float | timedelta, float] = _Setting(8.0, _seconds)
     multiplier: float = 2.0
     jitter_ratio: float = 0.2
-    retryable_status_codes: frozenset[int] = DEFAULT_RETRYABLE_STATUS_CODES
+    retryable_status_codes: _Setting[Iterable[int], frozenset[int]] = _Setting(
+        DEFAULT_RETRYABLE_STATUS_CODES, _status_codes
+    )
     respect_retry_after: bool = True
-    max_retry_after: float = 60.0
-    total_timeout: float | None = None
+    max_retry_after: _Setting[float | timedelta, float] = _Setting(60.0, _seconds)
+    total_timeout: _Setting[float | timedelta | None, float | None] = _Setting(
+        None, _optional_seconds
+    )
     budget: RetryBudget | None = None
     circuit_breaker: Breaker | None = None
 
-    def __init__(
-        self,
-        *,
-        max_attempts: int = 1,
-        initial_backoff: float | timedelta = 0.5,
-        max_backoff: float | timedelta = 8.0,
-        multiplier: float = 2.0,
-        jitter_ratio: float = 0.2,
-        retryable_status_codes: Iterable[int] = DEFAULT_RETRYABLE_STATUS_CODES,
-        respect_retry_after: bool = True,
-        max_retry_after: float | timedelta = 60.0,
-        total_timeout: float | timedelta | None = None,
-        budget: RetryBudget | None = None,
-        circuit_breaker: Breaker | None = None,
-    ) -> None:
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):
-            raise ValueError(f"max_attempts must be an int, got {max_attempts!r}")
-        if max_attempts < 1:
-            raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
-        initial = _seconds("initial_backoff", initial_backoff)
-        _non_negative("initial_backoff", initial)
-        if math.isinf(initial):
-            raise ValueError(f"initial_backoff must be finite, got {initial!r}")
-        cap = _seconds("max_backoff", max_backoff)
-        _non_negative("max_backoff", cap)
-        if cap < initial:
-            raise ValueError(f"max_backoff ({cap}) must be >= initial_backoff ({initial})")
-        multiplier = _number("multiplier", multiplier)
-        if not math.isfinite(multiplier) or multiplier < 1:
-            raise ValueError(f"multiplier must be finite and >= 1, got {multiplier!r}")
-        jitter_ratio = _number("jitter_ratio", jitter_ratio)
-        if not 0 <= jitter_ratio <= 1:
-            raise ValueError(f"jitter_ratio must be within [0, 1], got {jitter_ratio!r}")
-        codes = _status_codes(retryable_status_codes)
-        if not isinstance(respect_retry_after, bool):
-            raise ValueError(f"respect_retry_after must be a bool, got {respect_retry_after!r}")
-        hint_cap = _seconds("max_retry_after", max_retry_after)
-        _non_negative("max_retry_after", hint_cap)
-        timeout = None if total_timeout is None else _seconds("total_timeout", total_timeout)
-        if timeout is not None:
-            _non_negative("total_timeout", timeout)
-        set_ = object.__setattr__
-        set_(self, "max_attempts", max_attempts)
-        set_(self, "initial_backoff", initial)
-        set_(self, "max_backoff", cap)
-        set_(self, "multiplier", multiplier)
-        set_(self, "jitter_ratio", jitter_ratio)
-        set_(self, "retryable_status_codes", codes)
-        set_(self, "respect_retry_after", respect_retry_after)
-        set_(self, "max_retry_after", hint_cap)
-        set_(self, "total_timeout", timeout)
-        _set_guards(self, budget, circuit_breaker)
+    def __post_init__(self) -> None:
+        _attempts("max_attempts", self.max_attempts)
+        _multiplier("multiplier", self.multiplier)
+        _ratio("jitter_ratio", self.jitter_ratio)
+        _flag("respect_retry_after", self.respect_retry_after)
+        _instance("budget", self.budget, RetryBudget, "RetryBudget (allow/record)")
+        _instance("circuit_breaker", self.circuit_breaker, Breaker, "CircuitBreaker")
+        if self.max_backoff < self.initial_backoff:
+            raise ValueError(
+                f"max_backoff ({self.max_backoff}) must be >= initial_backoff "
+                f"({self.initial_backoff})"
+            )
 
     @classmethod
     def disabled(cls) -> RetryConfig:

@@ -19,8 +19,8 @@ import logging
 from dataclasses import dataclass
 
 from ..errors import CircuitOpenError
-from .breaker import Breaker
-from .budget import RetryBudget, budget_key
+from ._protocols import Breaker, RetryBudget
+from .budget import budget_key
 from .config import RetryConfig
 from .policy import RetryDecision, RetryDetails, RetryReason
 
