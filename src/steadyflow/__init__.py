@@ -15,6 +15,7 @@ if typing.TYPE_CHECKING:
     from .context import CallbackContext, InvocationContext, ToolContext
     from .errors import (
         AgentNotFoundError,
+        AgentTransferError,
         CircuitOpenError,
         ConfigurationError,
         LlmCallsLimitExceededError,
@@ -61,6 +62,7 @@ __version__ = "0.1.0"
 # ``import steadyflow`` stays cheap and a script pays only for what it uses.
 _LAZY: dict[str, str] = {
     "AgentNotFoundError": "errors",
+    "AgentTransferError": "errors",
     "BaseAgent": "agents.base_agent",
     "BaseSessionService": "sessions.base",
     "BaseTool": "tools.base_tool",
@@ -114,6 +116,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "AgentNotFoundError",
+    "AgentTransferError",
     "BaseAgent",
     "BaseSessionService",
     "BaseTool",

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .errors import LlmCallsLimitExceededError
@@ -28,7 +29,15 @@ if TYPE_CHECKING:
 
     from .agents.base_agent import BaseAgent
 
-__all__ = ["CallbackContext", "InvocationContext", "LlmCallBudget", "State", "ToolContext"]
+__all__ = [
+    "CallbackContext",
+    "InstructionProvider",
+    "InvocationContext",
+    "LlmCallBudget",
+    "ReadonlyContext",
+    "State",
+    "ToolContext",
+]
 
 logger = logging.getLogger("steadyflow.context")
 
@@ -118,77 +127,66 @@ class State(MutableMapping[str, Any]):
 
     Writes land in the pending event's ``state_delta`` (and are visible to
     later reads at once); they reach the session when the event is appended.
+    Tool calls running side by side also share ``batch``: the writes of every
+    call of the batch, so each call reads its siblings' writes at once.
     """
 
-    def __init__(self, base: dict[str, Any], delta: dict[str, Any]) -> None:
+    def __init__(
+        self, base: dict[str, Any], delta: dict[str, Any], batch: dict[str, Any] | None = None
+    ) -> None:
         self._base = base
+        # Reads look at the batch's writes before the session's; writes go to both.
         self._delta = delta
+        self._batch = batch
 
     def __getitem__(self, key: str) -> Any:
         if key in self._delta:
             return self._delta[key]
+        if self._batch is not None and key in self._batch:
+            return self._batch[key]
         return self._base[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._delta[key] = value
+        if self._batch is not None:
+            self._batch[key] = value
 
     def __delitem__(self, key: str) -> None:
         raise TypeError("state keys cannot be deleted; set the key to None instead")
 
+    def _written(self) -> dict[str, Any]:
+        return self._delta if self._batch is None else {**self._batch, **self._delta}
+
     def __iter__(self) -> Iterator[str]:
         yield from self._base
-        yield from (k for k in self._delta if k not in self._base)
+        yield from (k for k in self._written() if k not in self._base)
 
     def __len__(self) -> int:
-        return len(self._base) + sum(1 for k in self._delta if k not in self._base)
+        return len(self._base) + sum(1 for k in self._written() if k not in self._base)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict of the current values."""
-        return {**self._base, **self._delta}
+        return {**self._base, **self._written()}
 
     def has_delta(self) -> bool:
         """True when something was written."""
         return bool(self._delta)
 
 
-class CallbackContext:
-    """What a model or agent callback can see and change.
+class ReadonlyContext:
+    """What an instruction provider can see: the invocation, read-only.
 
     Attributes:
         invocation_context: the running invocation (read-only use expected).
-
-    ``actions`` and ``state`` are built on first use: most steps and tool
-    calls never touch them.
     """
 
-    def __init__(
-        self, invocation_context: InvocationContext, actions: EventActions | None = None
-    ) -> None:
+    def __init__(self, invocation_context: InvocationContext) -> None:
         self.invocation_context = invocation_context
-        self._actions = actions
-        self._state: State | None = None
 
     @property
-    def actions(self) -> EventActions:
-        """The actions of the event being built; state writes go to ``actions.state_delta``."""
-        if self._actions is None:
-            self._actions = EventActions()
-        return self._actions
-
-    @actions.setter
-    def actions(self, actions: EventActions) -> None:
-        self._actions = actions
-
-    def pending_actions(self) -> EventActions | None:
-        """The actions if anything used them yet, else None (nothing was written)."""
-        return self._actions
-
-    @property
-    def state(self) -> State:
-        """Session state with this callback's pending writes."""
-        if self._state is None:
-            self._state = State(self.invocation_context.session.state, self.actions.state_delta)
-        return self._state
+    def state(self) -> Mapping[str, Any]:
+        """Session state, read-only."""
+        return MappingProxyType(self.invocation_context.session.state)
 
     @property
     def agent_name(self) -> str:
@@ -212,6 +210,50 @@ class CallbackContext:
         return self.invocation_context.session
 
 
+InstructionProvider = Callable[[ReadonlyContext], "str | Awaitable[str]"]
+"""An instruction computed per model call from a ``ReadonlyContext`` (sync or async)."""
+
+
+class CallbackContext(ReadonlyContext):
+    """What a model or agent callback can see and change.
+
+    ``actions`` and ``state`` are built on first use: most steps and tool
+    calls never touch them.
+    """
+
+    def __init__(
+        self, invocation_context: InvocationContext, actions: EventActions | None = None
+    ) -> None:
+        super().__init__(invocation_context)
+        self._actions = actions
+        self._state: State | None = None
+        self._batch: dict[str, Any] | None = None
+
+    @property
+    def actions(self) -> EventActions:
+        """The actions of the event being built; state writes go to ``actions.state_delta``."""
+        if self._actions is None:
+            self._actions = EventActions()
+        return self._actions
+
+    @actions.setter
+    def actions(self, actions: EventActions) -> None:
+        self._actions = actions
+
+    def pending_actions(self) -> EventActions | None:
+        """The actions if anything used them yet, else None (nothing was written)."""
+        return self._actions
+
+    @property
+    def state(self) -> State:
+        """Session state with this callback's pending writes."""
+        if self._state is None:
+            self._state = State(
+                self.invocation_context.session.state, self.actions.state_delta, self._batch
+            )
+        return self._state
+
+
 class ToolContext(CallbackContext):
     """What a tool function can see and change.
 
@@ -225,6 +267,9 @@ class ToolContext(CallbackContext):
         invocation_context: InvocationContext,
         function_call_id: str | None = None,
         actions: EventActions | None = None,
+        batch_state: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(invocation_context, actions)
         self.function_call_id = function_call_id
+        # The state writes of every call in this call's batch (see ``State``).
+        self._batch = batch_state

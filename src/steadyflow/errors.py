@@ -7,7 +7,8 @@
     │   ├── MissingStateKeyError               {key} in an instruction, not in state
     │   └── ModelNotFoundError                 a model name no registry pattern matches
     ├── LlmCallsLimitExceededError             RunConfig.max_llm_calls reached
-    ├── AgentNotFoundError                     transfer to an agent that is not there
+    ├── AgentTransferError                     a transfer the agent tree does not allow
+    │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   ├── ModelConnectionError               no answer: refused, reset, DNS
@@ -34,6 +35,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_RETRYABLE_STATUS_CODES",
     "AgentNotFoundError",
+    "AgentTransferError",
     "CircuitOpenError",
     "ConfigurationError",
     "LlmCallsLimitExceededError",
@@ -96,7 +98,21 @@ class LlmCallsLimitExceededError(SteadyflowError):
         super().__init__(f"max_llm_calls ({limit}) exceeded for this invocation")
 
 
-class AgentNotFoundError(SteadyflowError):
+class AgentTransferError(SteadyflowError):
+    """An agent tried to hand over to an agent it may not transfer to.
+
+    Attributes:
+        from_agent: the agent that asked for the transfer.
+        to_agent: the name it asked to transfer to.
+    """
+
+    def __init__(self, message: str, *, from_agent: str = "", to_agent: str = "") -> None:
+        super().__init__(message)
+        self.from_agent = from_agent
+        self.to_agent = to_agent
+
+
+class AgentNotFoundError(AgentTransferError):
     """A transfer named an agent that is not in the agent tree."""
 
 

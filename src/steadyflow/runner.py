@@ -23,7 +23,6 @@ from typing import Any
 
 from ._aio import aclose
 from .agents.base_agent import BaseAgent
-from .agents.llm_agent import LlmAgent
 from .context import InvocationContext, LlmCallBudget, ModelRequestListener, new_invocation_id
 from .errors import SessionNotFoundError
 from .events import Event
@@ -46,24 +45,47 @@ def _open_service(service: BaseSessionService | str) -> BaseSessionService:
     return open_session_service(service)
 
 
-def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
-    """The agent that answered last, if it may keep the conversation; else the root.
+def _caller_of_responses(root: BaseAgent, events: list[Event]) -> BaseAgent | None:
+    """The agent whose call the newest message answers, if it is a function response."""
+    if not events or events[-1].author != "user":
+        return None
+    ids = {r.id for r in events[-1].get_function_responses() if r.id}
+    if not ids:
+        return None
+    for event in reversed(events[:-1]):
+        if any(call.id in ids for call in event.get_function_calls()):
+            return root.find_agent(event.author)
+    return None
 
-    An agent keeps the conversation when it and every ancestor up to the root
-    could transfer back to their parent (so the user is not stuck with it).
+
+def _may_keep_conversation(agent: BaseAgent, root: BaseAgent) -> bool:
+    """Whether ``agent`` and every ancestor below the root could hand back to its parent."""
+    walker: BaseAgent | None = agent
+    while walker is not None and walker is not root:
+        if not walker.can_transfer_to_parent():
+            return False
+        walker = walker.parent_agent
+    return True
+
+
+def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
+    """The agent that answers the next message of ``session``.
+
+    A function response (a long-running tool's result) goes to the agent
+    that made the call. Otherwise the authors are walked back from the
+    newest: the first agent that may keep the conversation (it and every
+    ancestor up to the root could transfer back to their parent, so the user
+    is not stuck with it) answers; with none, the root.
     """
+    caller = _caller_of_responses(root, session.events)
+    if caller is not None:
+        return caller
     for event in reversed(session.events):
         if event.author in ("user", TRACE_AUTHOR):
             continue
         agent = root.find_agent(event.author)
-        if agent is None:
-            continue
-        walker: BaseAgent | None = agent
-        while walker is not None and walker is not root:
-            if not isinstance(walker, LlmAgent) or walker.disallow_transfer_to_parent:
-                return root
-            walker = walker.parent_agent
-        return agent
+        if agent is not None and _may_keep_conversation(agent, root):
+            return agent
     return root
 
 

@@ -1,8 +1,18 @@
 """AutoFlow: transfers between agents, flow choice, and who answers next."""
 
+import pytest
 from pydantic import BaseModel
 
-from steadyflow import LlmAgent
+from steadyflow import (
+    AgentNotFoundError,
+    AgentTransferError,
+    ConfigurationError,
+    Content,
+    LlmAgent,
+    LongRunningFunctionTool,
+    Part,
+    ToolContext,
+)
 from steadyflow.flows.auto_flow import AutoFlow
 from steadyflow.flows.single_flow import SingleFlow
 from steadyflow.testing import ScriptedLlm, call, run_turn
@@ -141,3 +151,115 @@ async def test_sub_agent_without_a_model_uses_its_ancestors():
     result = await run_turn(root, "help")
     assert result.final_text == "helped"
     assert helper.canonical_model is model
+
+
+def hand_over(agent_name: str, tool_context: ToolContext) -> str:
+    """A user tool that sets the transfer action itself.
+
+    Args:
+        agent_name: where to go.
+    """
+    tool_context.actions.transfer_to_agent = agent_name
+    return "handing over"
+
+
+async def test_a_user_tools_transfer_to_a_forbidden_peer_is_an_error_naming_both_agents():
+    sales = LlmAgent(name="sales", model=ScriptedLlm(["never"]))
+    support = LlmAgent(
+        name="support",
+        model=ScriptedLlm([call("hand_over", {"agent_name": "sales"})]),
+        tools=[hand_over],
+        disallow_transfer_to_peers=True,
+    )
+    root = LlmAgent(
+        name="root",
+        model=ScriptedLlm([call("transfer_to_agent", {"agent_name": "support"})]),
+        sub_agents=[support, sales],
+    )
+    result = await run_turn(root, "buy")
+
+    assert isinstance(result.error, AgentTransferError)
+    assert (result.error.from_agent, result.error.to_agent) == ("support", "sales")
+    assert "'support' may not transfer to 'sales'" in str(result.error)
+    assert sales.canonical_model.calls == 0  # type: ignore[attr-defined]
+
+
+async def test_a_callbacks_transfer_to_an_unknown_agent_names_both_agents():
+    def reroute(tool, args, tool_context, tool_response):
+        tool_context.actions.transfer_to_agent = "nobody"
+
+    model = ScriptedLlm([call("hand_over", {"agent_name": "root"})])
+    lone = LlmAgent(name="lone", model=model, tools=[hand_over], after_tool_callback=reroute)
+    result = await run_turn(lone, "q")
+
+    assert isinstance(result.error, AgentNotFoundError)
+    assert "'lone' cannot transfer to 'nobody'" in str(result.error)
+
+
+def test_a_user_tool_named_transfer_to_agent_is_refused_when_the_agent_is_built():
+    def transfer_to_agent(agent_name: str) -> str:
+        """My own transfer.
+
+        Args:
+            agent_name: where.
+        """
+        return agent_name
+
+    with pytest.raises(ConfigurationError, match="'transfer_to_agent' is reserved"):
+        LlmAgent(name="a", model=ScriptedLlm([]), tools=[transfer_to_agent])
+
+
+async def test_a_long_running_result_is_answered_by_the_agent_that_made_the_call():
+    def approve(amount: int) -> None:
+        """Ask for approval.
+
+        Args:
+            amount: how much.
+        """
+
+    refunds_model = ScriptedLlm([call("approve", {"amount": 5}, id="c1"), "Refund done."])
+    refunds = LlmAgent(
+        name="refunds",
+        model=refunds_model,
+        tools=[LongRunningFunctionTool(approve)],
+        disallow_transfer_to_parent=True,
+    )
+    root_model = ScriptedLlm([call("transfer_to_agent", {"agent_name": "refunds"})])
+    root = LlmAgent(name="root", model=root_model, sub_agents=[refunds])
+    first = await run_turn(root, "refund 5")
+    result = Content(
+        role="user", parts=[Part.from_function_response("approve", {"ok": True}, id="c1")]
+    )
+    second = await run_turn(root, result, runner=first.runner, session_id=first.session_id)
+
+    assert second.final_text == "Refund done."
+    assert root_model.calls == 1
+
+
+async def test_next_turn_walks_back_to_the_nearest_agent_that_may_keep_the_conversation():
+    refunds = LlmAgent(
+        name="refunds", model=ScriptedLlm(["refunded"]), disallow_transfer_to_parent=True
+    )
+    billing_model = ScriptedLlm(
+        ["billing here", call("transfer_to_agent", {"agent_name": "refunds"}), "billing again"]
+    )
+    billing = LlmAgent(name="billing", model=billing_model, sub_agents=[refunds])
+    root_model = ScriptedLlm([call("transfer_to_agent", {"agent_name": "billing"})])
+    root = LlmAgent(name="root", model=root_model, sub_agents=[billing])
+
+    first = await run_turn(root, "q1")
+    ids = {"runner": first.runner, "session_id": first.session_id}
+    second = await run_turn(root, "q2", **ids)
+    third = await run_turn(root, "q3", **ids)
+
+    assert [first.final_text, second.final_text] == ["billing here", "refunded"]
+    assert third.final_text == "billing again"
+    assert root_model.calls == 1
+
+
+async def test_with_output_schema_a_whitespace_only_answer_saves_nothing():
+    model = ScriptedLlm(["  \n "])
+    agent = LlmAgent(name="judge", model=model, output_schema=Verdict, output_key="verdict")
+    result = await run_turn(agent, "approve?")
+    session = await result.stored_session()
+    assert "verdict" not in session.state

@@ -16,6 +16,15 @@ def echo(text: str) -> dict:
     return {"echo": text}
 
 
+def explode(reason: str) -> dict:
+    """Always fails.
+
+    Args:
+        reason: why.
+    """
+    raise RuntimeError(f"boom: {reason}")
+
+
 async def test_after_model_callback_replaces_the_response():
     model = ScriptedLlm(["secret: 1234"])
 
@@ -135,3 +144,52 @@ async def test_after_tool_callback_replaces_the_tool_response():
 def test_a_callback_that_is_not_callable_is_rejected_naming_the_argument():
     with pytest.raises(ValueError, match="after_tool_callback"):
         LlmAgent(name="a", model=ScriptedLlm([]), after_tool_callback=["nope"])  # type: ignore[list-item]
+
+
+async def test_after_model_callback_error_propagates_and_skips_model_error_callbacks():
+    model = ScriptedLlm(["fine"])
+    seen_errors = []
+    after_calls = []
+
+    def broken_after(callback_context, llm_response):
+        after_calls.append(llm_response.text)
+        raise KeyError("bug in the callback")
+
+    def on_error(callback_context, llm_request, error):
+        seen_errors.append(error)
+        return LlmResponse.from_text("replacement")
+
+    agent = LlmAgent(
+        name="a", model=model, after_model_callback=broken_after, on_model_error_callback=on_error
+    )
+    result = await run_turn(agent, "q")
+
+    assert isinstance(result.error, KeyError)
+    assert seen_errors == []
+    assert after_calls == ["fine"]  # once, never on a replacement
+
+
+async def test_on_tool_error_callback_result_becomes_the_tool_response():
+    model = ScriptedLlm([call("explode", {"reason": "disk"}), "handled"])
+    seen = []
+
+    def on_tool_error(tool, args, tool_context, error):
+        seen.append((tool.name, args, type(error).__name__, tool_context.function_call_id))
+        return {"fallback": f"no {args['reason']}"}
+
+    agent = LlmAgent(name="a", model=model, tools=[explode], on_tool_error_callback=on_tool_error)
+    result = await run_turn(agent, "q")
+
+    (response,) = result.events[1].get_function_responses()
+    assert response.response == {"fallback": "no disk"}
+    assert seen == [("explode", {"reason": "disk"}, "RuntimeError", response.id)]
+
+
+async def test_on_tool_error_callback_returning_none_leaves_the_error_response():
+    model = ScriptedLlm([call("explode", {"reason": "disk"}), "ok"])
+    agent = LlmAgent(
+        name="a", model=model, tools=[explode], on_tool_error_callback=lambda **_: None
+    )
+    result = await run_turn(agent, "q")
+    (response,) = result.events[1].get_function_responses()
+    assert "RuntimeError: boom: disk" in response.response["error"]

@@ -2,7 +2,9 @@
 
 import asyncio
 
-from steadyflow import LlmAgent, LongRunningFunctionTool, ToolContext
+import pytest
+
+from steadyflow import LlmAgent, LongRunningFunctionTool, Runner, ToolContext
 from steadyflow.testing import ScriptedLlm, call, run_turn
 
 
@@ -129,3 +131,74 @@ async def test_long_running_tool_is_marked_and_does_not_block_the_turn():
     (event,) = result.events
     assert event.long_running_tool_ids == [event.get_function_calls()[0].id]
     assert event.is_final_response()
+
+
+def tag_items(items: list[str], tool_context: ToolContext) -> dict:
+    """Tag items, changing the list it was given.
+
+    Args:
+        items: the items.
+    """
+    items.append("tagged-by-tool")
+    return {"count": len(items)}
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+async def test_tool_and_callback_edits_to_args_leave_the_models_call_unchanged(store, tmp_path):
+    def edit_args(tool, args, tool_context):
+        args["items"].append("added-by-callback")
+
+    model = ScriptedLlm([call("tag_items", {"items": ["a"]}), "done"])
+    agent = LlmAgent(name="a", model=model, tools=[tag_items], before_tool_callback=edit_args)
+    url = "memory://" if store == "memory" else f"sqlite:///{tmp_path / 'store.db'}"
+    runner = Runner(app_name="app", agent=agent, session_service=url)
+    result = await run_turn(agent, "q", runner=runner)
+
+    assert result.error is None
+    assert result.events[1].get_function_responses()[0].response == {"count": 3}
+    assert result.events[0].get_function_calls()[0].args == {"items": ["a"]}
+    session = await result.stored_session()
+    assert session.events[1].get_function_calls()[0].args == {"items": ["a"]}
+    replayed = model.requests[1].contents[1].parts[0].function_call
+    assert replayed is not None and replayed.args == {"items": ["a"]}
+    await runner.close()
+
+
+async def test_the_tool_runs_with_the_before_tool_callbacks_edited_args():
+    def edit_args(tool, args, tool_context):
+        args["items"].append("added-by-callback")
+
+    model = ScriptedLlm([call("tag_items", {"items": ["a"]}), "done"])
+    agent = LlmAgent(name="a", model=model, tools=[tag_items], before_tool_callback=edit_args)
+    result = await run_turn(agent, "q")
+    assert result.events[1].get_function_responses()[0].response == {"count": 3}
+
+
+async def test_parallel_calls_see_each_others_state_writes_and_all_are_kept():
+    first_wrote = asyncio.Event()
+
+    async def bump(label: str, tool_context: ToolContext) -> dict:
+        """Count one more visit.
+
+        Args:
+            label: which call.
+        """
+        if label == "second":
+            await first_wrote.wait()
+        seen = tool_context.state.get("visits", 0)
+        tool_context.state["visits"] = seen + 1
+        tool_context.state[f"by_{label}"] = seen
+        first_wrote.set()
+        return {"seen": seen}
+
+    model = ScriptedLlm(
+        [[call("bump", {"label": "first"}), call("bump", {"label": "second"})], "ok"]
+    )
+    result = await run_turn(LlmAgent(name="a", model=model, tools=[bump]), "q")
+
+    assert result.error is None
+    delta = result.events[1].actions.state_delta
+    assert delta == {"visits": 2, "by_first": 0, "by_second": 1}
+    assert list(delta) == ["visits", "by_first", "by_second"]
+    session = await result.stored_session()
+    assert session.state["visits"] == 2

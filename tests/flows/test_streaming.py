@@ -1,8 +1,8 @@
 """SSE streaming: partial events for display, one complete event as the record."""
 
-from steadyflow import LlmAgent, RunConfig, StreamingMode
+from steadyflow import Content, LlmAgent, Part, RunConfig, StreamingMode
 from steadyflow.flows.processors import ResponseProcessor
-from steadyflow.models import LlmResponse
+from steadyflow.models import BaseLlm, LlmResponse
 from steadyflow.testing import ScriptedLlm, Stream, call, run_turn
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
@@ -78,3 +78,42 @@ async def test_response_processors_see_every_chunk_and_the_complete_response():
         (True, "CD"),
         (None, "ABCD"),
     ]
+
+
+class _StreamedCall(BaseLlm):
+    """Streams a function call (no provider id) in a partial, then the complete response."""
+
+    provider = "test"
+
+    def __init__(self) -> None:
+        super().__init__("streamed-call")
+        self.calls = 0
+
+    async def generate_content_async(self, request, stream=False):
+        self.calls += 1
+        if self.calls > 1:
+            yield LlmResponse.from_text("done")
+            return
+        call_part = Part.from_function_call("lookup", {"q": "x"})
+        yield LlmResponse(content=Content(role="model", parts=[call_part]), partial=True)
+        complete = Part.from_function_call("lookup", {"q": "x"})
+        yield LlmResponse(content=Content(role="model", parts=[complete]))
+
+
+async def test_a_streamed_function_call_keeps_its_id_from_partial_to_complete_event():
+    def lookup(q: str) -> str:
+        """Look up.
+
+        Args:
+            q: query.
+        """
+        return q
+
+    result = await run_turn(agent_with(_StreamedCall(), [lookup]), "q", run_config=SSE)
+
+    partial, complete = result.events[0], result.events[1]
+    assert partial.partial and not complete.partial
+    (partial_call,) = partial.get_function_calls()
+    (complete_call,) = complete.get_function_calls()
+    assert partial_call.id and partial_call.id == complete_call.id
+    assert result.events[2].get_function_responses()[0].id == complete_call.id

@@ -102,11 +102,16 @@ def context(
     )
 
 
-async def process(agent: LlmAgent, events: list[Event]) -> LlmRequest:
-    """The request a fresh contents processor builds for ``agent`` over ``events``."""
-    return await ContentsProcessor().process(context(agent, events), LlmRequest())
+async def process(agent: LlmAgent, events: list[Event], *, pair: bool = True) -> LlmRequest:
+    """The request a fresh contents processor builds for ``agent`` over ``events``.
+
+    ``pair=False``: the window in session order, before responses are moved
+    next to their calls.
+    """
+    processor = ContentsProcessor(pair_responses=pair)
+    return await processor.process(context(agent, events), LlmRequest())
 
 
-def build_request(agent: LlmAgent, events: list[Event]) -> LlmRequest:
+def build_request(agent: LlmAgent, events: list[Event], *, pair: bool = True) -> LlmRequest:
     """``process`` for sync tests (hypothesis)."""
-    return asyncio.run(process(agent, events))
+    return asyncio.run(process(agent, events, pair=pair))

@@ -6,13 +6,14 @@ neither parent nor peers and has no sub-agents, ``AutoFlow`` otherwise.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..context import InvocationContext
+from ..context import InstructionProvider, InvocationContext
+from ..errors import ConfigurationError
 from ..events import Event
 from ..flows.auto_flow import AutoFlow
 from ..flows.base_flow import BaseLlmFlow
@@ -24,13 +25,13 @@ from ..models.base import BaseLlm
 from ..models.registry import LlmRegistry
 from ..tools.base_tool import BaseTool
 from ..tools.function_tool import FunctionTool
+from ..tools.transfer_to_agent import TRANSFER_TOOL_NAME
 from ..types import GenerateContentConfig
 from .base_agent import BaseAgent
 
 __all__ = ["Callback", "InstructionProvider", "LlmAgent"]
 
 Callback = Callable[..., Any] | Sequence[Callable[..., Any]] | None
-InstructionProvider = Callable[[InvocationContext], str | Awaitable[str]]
 
 
 def _as_tool(item: Callable[..., Any] | BaseTool) -> BaseTool:
@@ -49,7 +50,10 @@ class LlmAgent(BaseAgent):
         model: a model name resolved through ``LlmRegistry`` or a ``BaseLlm``;
             empty means the nearest ancestor's model.
         instruction: system instruction; ``{key}`` / ``{key?}`` are filled
-            from state. A function of the ``InvocationContext`` also works.
+            from state. A function ``(ReadonlyContext) -> str`` (sync or
+            async) also works; its text is used as returned.
+        global_instruction: on the root agent, an instruction (template or
+            function) put first in every agent's instruction in the tree.
         description: what this agent does (other agents read it to transfer).
         tools: callables (wrapped in ``FunctionTool``) or ``BaseTool`` objects.
         sub_agents: agents this one may transfer to.
@@ -73,6 +77,9 @@ class LlmAgent(BaseAgent):
             is used instead of running the tool.
         after_tool_callback: ``(tool, args, tool_context, tool_response)``; a
             returned dict replaces the tool's response.
+        on_tool_error_callback: ``(tool, args, tool_context, error)`` when the
+            tool raised; a returned dict becomes the tool's response (with
+            none, the model reads an error response).
 
     Each callback argument takes one callable or a list (sync or async); the
     first non-None result wins.
@@ -84,6 +91,7 @@ class LlmAgent(BaseAgent):
         name: str,
         model: str | BaseLlm = "",
         instruction: str | InstructionProvider = "",
+        global_instruction: str | InstructionProvider = "",
         description: str = "",
         tools: Sequence[Callable[..., Any] | BaseTool] = (),
         sub_agents: Sequence[BaseAgent] = (),
@@ -99,6 +107,7 @@ class LlmAgent(BaseAgent):
         on_model_error_callback: Callback = None,
         before_tool_callback: Callback = None,
         after_tool_callback: Callback = None,
+        on_tool_error_callback: Callback = None,
     ) -> None:
         super().__init__(name=name, description=description, sub_agents=sub_agents)
         if include_contents not in ("default", "none"):
@@ -111,9 +120,15 @@ class LlmAgent(BaseAgent):
             raise ValueError(f"model must be a model name or a BaseLlm, got {model!r}")
         self.model = model
         self.instruction = instruction
+        self.global_instruction = global_instruction
         self.tools = [_as_tool(t) for t in tools]
         self.tools_by_name: dict[str, BaseTool] = {}
         for tool in self.tools:
+            if tool.name == TRANSFER_TOOL_NAME:
+                raise ConfigurationError(
+                    f"agent {name!r}: the tool name {TRANSFER_TOOL_NAME!r} is reserved for "
+                    "the built-in transfer tool; give your tool another name"
+                )
             if tool.name in self.tools_by_name:
                 raise ValueError(f"agent {name!r} has two tools named {tool.name!r}")
             self.tools_by_name[tool.name] = tool
@@ -137,6 +152,9 @@ class LlmAgent(BaseAgent):
             before_tool_callback, "before_tool_callback"
         )
         self.after_tool_callbacks = normalize_callbacks(after_tool_callback, "after_tool_callback")
+        self.on_tool_error_callbacks = normalize_callbacks(
+            on_tool_error_callback, "on_tool_error_callback"
+        )
         self._resolved_model: BaseLlm | None = model if isinstance(model, BaseLlm) else None
 
     def use_model(self, model: str | BaseLlm) -> None:
@@ -164,6 +182,11 @@ class LlmAgent(BaseAgent):
                 return ancestor.canonical_model
             ancestor = ancestor.parent_agent
         raise ValueError(f"agent {self.name!r} has no model and no ancestor with one")
+
+    def global_instruction_of_tree(self) -> str | InstructionProvider:
+        """The root agent's ``global_instruction`` ("" when the root has none)."""
+        root = self.root_agent
+        return root.global_instruction if isinstance(root, LlmAgent) else ""
 
     @cached_property
     def output_json_schema(self) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, cast
 from .. import telemetry
 from .._aio import aclose
 from ..context import CallbackContext, InvocationContext
-from ..errors import AgentNotFoundError
+from ..errors import AgentNotFoundError, AgentTransferError
 from ..events import Event
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
@@ -34,11 +34,12 @@ from ..tools.base_tool import BaseTool
 from ..tracing import StepTrace
 from ..types import FunctionCall
 from .call_llm import call_llm
-from .functions import execute_function_calls, prepare_calls
+from .functions import assign_call_ids, execute_function_calls, prepare_calls
 from .processors.base import RequestProcessor, ResponseProcessor
 from .response_to_event import response_to_event
 
 if TYPE_CHECKING:
+    from ..agents.base_agent import BaseAgent
     from ..agents.llm_agent import LlmAgent
 
 __all__ = ["BaseLlmFlow"]
@@ -118,6 +119,7 @@ class BaseLlmFlow:
         try:
             request = await self.preprocess(ctx)
             callback_context = CallbackContext(ctx)
+            given_ids: list[tuple[str, str]] = []  # a streamed call keeps its id
             responses = call_llm(ctx, request, callback_context, step)
             async for response in responses:
                 for processor in self.response_processors:
@@ -126,10 +128,11 @@ class BaseLlmFlow:
                     # A streamed chunk is one event for display, never acted on.
                     partial = response_to_event(ctx, response, None)
                     if partial is not None:
+                        assign_call_ids(partial.get_function_calls(), given_ids)
                         outcome.last_event = partial
                         yield partial
                     continue
-                completed = self.postprocess(ctx, response, callback_context)
+                completed = self.postprocess(ctx, response, callback_context, given_ids)
                 if completed is None:
                     continue
                 event, calls = completed
@@ -156,7 +159,11 @@ class BaseLlmFlow:
         return request
 
     def postprocess(
-        self, ctx: InvocationContext, response: LlmResponse, callback_context: CallbackContext
+        self,
+        ctx: InvocationContext,
+        response: LlmResponse,
+        callback_context: CallbackContext,
+        given_ids: list[tuple[str, str]] | None = None,
     ) -> tuple[Event, list[FunctionCall]] | None:
         """The event for one complete, processed response, and its function calls.
 
@@ -167,7 +174,7 @@ class BaseLlmFlow:
         event = response_to_event(ctx, response, callback_context.pending_actions())
         if event is None:
             return None
-        calls = prepare_calls(event, self.tools_for(ctx))
+        calls = prepare_calls(event, self.tools_for(ctx), given_ids)
         if event.actions.end_invocation:
             ctx.end_invocation = True
         return event, calls
@@ -197,14 +204,41 @@ class BaseLlmFlow:
                 await aclose(transferred)
 
     async def _transfer(self, ctx: InvocationContext, target_name: str) -> AsyncIterator[Event]:
-        target = ctx.agent.root_agent.find_agent(target_name)
-        if target is None:
-            raise AgentNotFoundError(
-                f"agent {target_name!r} not found in the tree of {ctx.agent.root_agent.name!r}"
-            )
+        target = transfer_target(ctx.agent, target_name)
         events = target.run_async(ctx)
         try:
             async for event in events:
                 yield event
         finally:
             await aclose(events)
+
+
+def transfer_target(agent: BaseAgent, target_name: str) -> BaseAgent:
+    """The agent ``agent`` hands over to, if the tree's rules allow it.
+
+    Whoever set ``actions.transfer_to_agent`` (the built-in tool, a user's
+    tool or a callback), the same rules apply: sub-agents, and the parent and
+    peers unless the agent disallows them.
+
+    Raises:
+        AgentNotFoundError: no agent of that name is in the tree.
+        AgentTransferError: the agent may not transfer to that one.
+    """
+    targets = agent.transfer_targets()
+    for target in targets:
+        if target.name == target_name:
+            return target
+    root = agent.root_agent
+    if root.find_agent(target_name) is None:
+        raise AgentNotFoundError(
+            f"agent {agent.name!r} cannot transfer to {target_name!r}: "
+            f"no agent of that name in the tree of {root.name!r}",
+            from_agent=agent.name,
+            to_agent=target_name,
+        )
+    allowed = ", ".join(t.name for t in targets) or "(none)"
+    raise AgentTransferError(
+        f"agent {agent.name!r} may not transfer to {target_name!r}; it may transfer to: {allowed}",
+        from_agent=agent.name,
+        to_agent=target_name,
+    )

@@ -5,8 +5,10 @@ the model: then no model call and no budget use) -> model resolution ->
 the retry policy (every attempt counted against ``max_llm_calls``) ->
 after-model callbacks on the complete response -> or, once the policy gave
 up, on-model-error callbacks (once, with the last error), whose response
-replaces the failed call. ``LlmCallsLimitExceededError`` never reaches
-on-model-error callbacks.
+replaces the failed call (and goes through the after-model callbacks).
+``LlmCallsLimitExceededError`` never reaches on-model-error callbacks, and
+neither does an error raised by a callback: only the model call is in their
+scope.
 """
 
 from __future__ import annotations
@@ -114,13 +116,34 @@ async def _call_with_callbacks(
                 step.short_circuit = "before_model_callback"
             yield answer.model_copy(update={"custom_metadata": metadata})
             return
+    responses = _guarded_call(ctx, agent, request, callback_context, step)
+    try:
+        async for response in responses:
+            yield (
+                response
+                if response.partial
+                else await _after_model(agent, callback_context, response)
+            )
+    finally:
+        await aclose(responses)
+
+
+async def _guarded_call(
+    ctx: InvocationContext,
+    agent: LlmAgent,
+    request: LlmRequest,
+    callback_context: CallbackContext,
+    step: StepTrace | None,
+) -> AsyncIterator[LlmResponse]:
+    """The model's responses, or an on-model-error callback's replacement.
+
+    Only the model call is in the error callbacks' scope: an after-model
+    callback runs outside it, so its own error propagates as it is.
+    """
     responses = _call_model(ctx, agent, request, step)
     try:
         async for response in responses:
-            if response.partial:
-                yield response
-            else:
-                yield await _after_model(agent, callback_context, response)
+            yield response
         return
     except Exception as error:
         if not agent.on_model_error_callbacks or call_limit_in_chain(error):
@@ -137,4 +160,4 @@ async def _call_with_callbacks(
         await aclose(responses)
     if step is not None:
         step.short_circuit = "on_model_error_callback"
-    yield await _after_model(agent, callback_context, cast(LlmResponse, replacement))
+    yield cast(LlmResponse, replacement)

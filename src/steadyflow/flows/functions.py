@@ -2,14 +2,20 @@
 
 Calls without an id get a client-side id before the call event is stored.
 Several calls in one response run concurrently; their responses come back
-in call order in a single event. A tool that raises, an unknown tool name,
-or arguments that fail validation become an error response the model can
-read, so the turn goes on.
+in call order in a single event. A state write by one call is visible to
+its siblings at once, and the event's delta holds every call's writes,
+merged in call order. Tools and tool callbacks get a deep copy of the
+arguments: the stored call is the model's record and never changes.
+
+A tool that raises (and no on-tool-error callback answers for it), an
+unknown tool name, or arguments that fail validation become an error
+response the model can read, so the turn goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 from typing import TYPE_CHECKING, Any, cast
@@ -28,27 +34,45 @@ from .callbacks import run_callbacks
 if TYPE_CHECKING:
     from ..agents.llm_agent import LlmAgent
 
-__all__ = ["execute_function_calls", "prepare_calls"]
+__all__ = ["assign_call_ids", "execute_function_calls", "prepare_calls"]
 
 logger = logging.getLogger("steadyflow.tools")
 
 CLIENT_CALL_ID_PREFIX = "sf-"
 
 
-def prepare_calls(event: Event, tools: dict[str, BaseTool]) -> list[FunctionCall]:
+def assign_call_ids(calls: list[FunctionCall], given: list[tuple[str, str]]) -> None:
+    """Give calls without an id a client-side one (in place).
+
+    ``given`` lists the ``(name, id)`` pairs already handed out in this model
+    call, in order: a streamed call keeps in the complete event the id it got
+    in the partial event that first showed it. New pairs are added to it.
+    """
+    position = 0
+    for call in calls:
+        if call.id:
+            continue
+        if position < len(given) and given[position][0] == call.name:
+            call.id = given[position][1]
+        else:
+            call.id = CLIENT_CALL_ID_PREFIX + os.urandom(8).hex()  # 16 hex digits
+            del given[position:]
+            given.append((call.name, call.id))
+        position += 1
+
+
+def prepare_calls(
+    event: Event, tools: dict[str, BaseTool], given: list[tuple[str, str]] | None = None
+) -> list[FunctionCall]:
     """Ready a complete event's calls before it is stored (in place); returns them.
 
-    Calls without an id get a client-side one; calls of long-running tools
+    Calls without an id get a client-side one (the one a partial event of the
+    same call showed, see ``assign_call_ids``); calls of long-running tools
     are listed in ``long_running_tool_ids`` (left None when there are none).
     """
     calls = event.get_function_calls()
-    long_running: list[str] = []
-    for call in calls:
-        if not call.id:
-            call.id = CLIENT_CALL_ID_PREFIX + os.urandom(8).hex()  # 16 hex digits
-        tool = tools.get(call.name)
-        if tool is not None and tool.is_long_running:
-            long_running.append(call.id)
+    assign_call_ids(calls, [] if given is None else given)
+    long_running = [c.id for c in calls if c.id and (t := tools.get(c.name)) and t.is_long_running]
     if long_running:
         event.long_running_tool_ids = long_running
     return calls
@@ -63,55 +87,79 @@ def _as_response_dict(value: Any) -> dict[str, Any]:
 
 
 async def _run_tool(
-    tool: BaseTool, call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope
+    agent: LlmAgent,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    scope: ToolCallScope,
 ) -> Any:
+    """The tool's result; a failure goes to the on-tool-error callbacks, else to the model."""
     try:
-        return await tool.run_async(args=call.args, tool_context=tool_context)
-    except ToolArgumentsError as error:
-        scope.failed(error)
-        return {"error": str(error)}
+        return await tool.run_async(args=args, tool_context=tool_context)
     except Exception as error:  # the model reads the failure and decides what to do
         scope.failed(error)
+        handled = await run_callbacks(
+            agent.on_tool_error_callbacks,
+            tool=tool,
+            args=args,
+            tool_context=tool_context,
+            error=error,
+        )
+        if handled is not None:
+            return handled
+        if isinstance(error, ToolArgumentsError):
+            return {"error": str(error)}
         logger.warning("tool %r raised %s: %s", tool.name, type(error).__name__, error)
         return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
 
 
 async def _call_one(
-    ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool], step: StepTrace | None
+    ctx: InvocationContext,
+    call: FunctionCall,
+    tools: dict[str, BaseTool],
+    step: StepTrace | None,
+    batch_state: dict[str, Any] | None,
 ) -> tuple[Part | None, EventActions | None]:
     """One call inside its ``execute_tool`` span and trace record."""
     with ctx.trace.tool_call(step, call.name, call.id, ctx.agent_span) as scope:
         scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
-        part, actions = await _dispatch(ctx, call, tools, scope)
+        tool_context = ToolContext(ctx, function_call_id=call.id, batch_state=batch_state)
+        part, actions = await _dispatch(ctx, call, tools, tool_context, scope)
         if part is not None and part.function_response is not None:
             scope.content(telemetry.ATTR_TOOL_CALL_RESULT, part.function_response.response)
         return part, actions
 
 
 async def _dispatch(
-    ctx: InvocationContext, call: FunctionCall, tools: dict[str, BaseTool], scope: ToolCallScope
+    ctx: InvocationContext,
+    call: FunctionCall,
+    tools: dict[str, BaseTool],
+    tool_context: ToolContext,
+    scope: ToolCallScope,
 ) -> tuple[Part | None, EventActions | None]:
     agent = cast("LlmAgent", ctx.agent)
-    tool_context = ToolContext(ctx, function_call_id=call.id)
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(tools) or "(none)"
         result: Any = {"error": f"unknown tool {call.name!r}; available tools: {known}"}
         scope.failed("UnknownTool")
     else:
+        # The call stays what the model asked for (it is the stored record):
+        # callbacks and the tool share one private copy they may change.
+        args = copy.deepcopy(call.args)
         result = await run_callbacks(
-            agent.before_tool_callbacks, tool=tool, args=call.args, tool_context=tool_context
+            agent.before_tool_callbacks, tool=tool, args=args, tool_context=tool_context
         )
         if result is not None:
             scope.short_circuit("before_tool_callback")
         else:
-            result = await _run_tool(tool, call, tool_context, scope)
+            result = await _run_tool(agent, tool, args, tool_context, scope)
         if result is None and tool.is_long_running:
             return None, tool_context.pending_actions()
         replaced = await run_callbacks(
             agent.after_tool_callbacks,
             tool=tool,
-            args=call.args,
+            args=args,
             tool_context=tool_context,
             tool_response=_as_response_dict(result),
         )
@@ -147,10 +195,13 @@ async def execute_function_calls(
     Each call is recorded in ``step`` of the invocation's trace (when given).
     """
     if len(calls) == 1:
-        results = [await _call_one(ctx, calls[0], tools, step)]
+        results = [await _call_one(ctx, calls[0], tools, step, None)]
     else:
+        batch_state: dict[str, Any] = {}  # siblings read each other's writes at once
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_call_one(ctx, call, tools, step)) for call in calls]
+            tasks = [
+                group.create_task(_call_one(ctx, call, tools, step, batch_state)) for call in calls
+            ]
         results = [task.result() for task in tasks]
     parts = [part for part, _ in results if part is not None]
     if not parts:

@@ -59,6 +59,8 @@ def response_to_event(
     """The event for ``response``, or None when it carries nothing.
 
     ``actions`` (state written by model callbacks) go on complete events only.
+    A final answer is saved under ``output_key``; with an ``output_schema``, a
+    whitespace-only answer saves nothing (it is no JSON at all).
     """
     if response.content is None and response.error_code is None and not response.turn_complete:
         return None
@@ -80,7 +82,7 @@ def response_to_event(
         and not event.partial
         and event.error_code is None
         and event.is_final_response()
-        and event.text
+        and (event.text.strip() if agent.output_schema is not None else event.text)
     ):
         value = _output_value(agent, event.text)
         if event.actions is NO_ACTIONS:

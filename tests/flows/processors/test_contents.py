@@ -1,4 +1,6 @@
-from steadyflow import Content, Event, LlmAgent
+from tests.history.histories import process
+
+from steadyflow import Content, Event, FunctionCall, LlmAgent, Part
 from steadyflow.flows.processors.contents import event_to_content
 from steadyflow.testing import ScriptedLlm, run_turn
 
@@ -61,3 +63,56 @@ async def test_requests_share_the_sessions_contents_instead_of_copying_them():
     sent = model.requests[1].contents
     assert sent[0] is session.events[0].content
     assert sent[1] is session.events[1].content
+
+
+def test_events_with_only_empty_text_or_thoughts_are_not_replayed():
+    empty = Event(author="a", content=Content(role="model", parts=[Part(text="")]))
+    thinking = Content(role="model", parts=[Part(text="let me think", thought=True)])
+    assert event_to_content(empty, "a", None) is None
+    assert event_to_content(Event(author="a", content=thinking), "a", None) is None
+    # another agent's thought-only message is no "For context:" message either
+    assert event_to_content(Event(author="b", content=thinking), "a", None) is None
+
+
+def _approval_history() -> list[Event]:
+    call = Part(function_call=FunctionCall(id="c1", name="approve", args={"amount": 5}))
+    pending = Part.from_function_response("approve", {"status": "pending"}, id="c1")
+    final = Part.from_function_response("approve", {"status": "approved"}, id="c1")
+    return [
+        Event(author="user", content=Content.from_text("refund 5")),
+        Event(author="a", content=Content(role="model", parts=[call])),
+        Event(author="a", content=Content(role="user", parts=[pending])),
+        Event(author="a", content=Content.from_text("Waiting for approval.", role="model")),
+        Event(author="user", content=Content.from_text("any news?")),
+        Event(author="a", content=Content.from_text("Still waiting.", role="model")),
+        Event(author="user", content=Content(role="user", parts=[final])),
+    ]
+
+
+async def test_a_late_long_running_result_is_sent_right_after_its_call():
+    request = await process(LlmAgent(name="a", model=ScriptedLlm([])), _approval_history())
+
+    shapes = [
+        [p.text or (p.function_call or p.function_response).name for p in c.parts]
+        for c in request.contents
+    ]
+    assert shapes == [["refund 5"], ["approve"], ["approve"]]
+    response = request.contents[-1].parts[0].function_response
+    assert response is not None and response.response == {"status": "approved"}
+
+
+async def test_after_a_late_result_later_turns_keep_it_paired_with_its_call():
+    events = _approval_history()
+    events += [
+        Event(author="a", content=Content.from_text("Refund approved.", role="model")),
+        Event(author="user", content=Content.from_text("thanks")),
+    ]
+    request = await process(LlmAgent(name="a", model=ScriptedLlm([])), events)
+
+    texts = [c.parts[0].text for c in request.contents]
+    responses = [c.parts[0].function_response for c in request.contents]
+    assert texts[0] == "refund 5" and texts[-2:] == ["Refund approved.", "thanks"]
+    # the call is followed by its latest response only; the text in between stays
+    assert responses[2] is not None and responses[2].response == {"status": "approved"}
+    assert sum(r is not None for r in responses) == 1
+    assert "Waiting for approval." in texts and "Still waiting." in texts

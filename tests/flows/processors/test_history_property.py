@@ -23,7 +23,7 @@ def entries(events: list[Event]) -> list[tuple[Event, Content]]:
 def sent_entries(events: list[Event], policy: HistoryPolicy) -> list[tuple[Event, Content]]:
     """The session entries the request holds; fails unless they are in session order."""
     agent = LlmAgent(name=AGENT, model=ScriptedLlm([]), history=policy)
-    sent = build_request(agent, events).contents
+    sent = build_request(agent, events, pair=False).contents
     everything = entries(events)
     matched: list[tuple[Event, Content]] = []
     position = len(everything)
@@ -104,3 +104,23 @@ def test_a_3000_event_session_sends_a_request_bounded_by_the_cap(tail, cap):
     assert len(events) > 3000
     # the cap, or the current turn, plus the one pinned call it answers
     assert len(sent) <= max(cap, 1) + 1
+
+
+@SETTINGS
+@given(histories(), st.integers(1, 30))
+def test_every_sent_response_follows_the_content_holding_its_call(events, cap):
+    sent = build_request(
+        LlmAgent(name=AGENT, model=ScriptedLlm([]), history=HistoryPolicy(max_events=cap)), events
+    ).contents
+    sent_calls = {
+        p.function_call.id: i for i, c in enumerate(sent) for p in c.parts if p.function_call
+    }
+    answered = [
+        (i, p.function_response.id)
+        for i, c in enumerate(sent)
+        for p in c.parts
+        if p.function_response
+    ]
+    for index, call_id in answered:
+        assert sent_calls[call_id] == index - 1
+    assert len({call_id for _, call_id in answered}) == len(answered)  # the latest one only

@@ -11,10 +11,13 @@ What an agent sees:
 
 - events of its own branch or an ancestor branch (sub-agents of a parallel
   split do not see each other's work);
-- its own and the user's messages as they are;
+- its own and the user's messages as they are (not those that are only
+  empty text or thoughts);
 - other agents' messages re-cast as user context ("For context: [x] said ...");
 - with ``include_contents="none"``, only the current turn: from the latest
-  user message on.
+  user message on;
+- function responses right after their calls, the latest per call
+  (``_pairing``: a long-running tool's late result).
 
 With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
 ``HistoryView`` is kept beside the cached contents and the request gets only
@@ -35,6 +38,7 @@ from ...history.summary import is_summary_event
 from ...history.tokens import content_tokens
 from ...models.llm_request import LlmRequest
 from ...types import Content, Part
+from ._pairing import is_paired_after, needs_pairing, pair_function_responses
 from .base import RequestProcessor
 from .history import HistoryView, history_contents, warn_if_over
 
@@ -68,10 +72,27 @@ def _as_context(event: Event) -> Content:
     return Content(role="user", parts=parts)
 
 
+def _carries_something(part: Part) -> bool:
+    """Whether a part is worth replaying: not a thought, not empty text."""
+    if part.thought:
+        return False
+    return bool(
+        part.text
+        or part.function_call is not None
+        or part.function_response is not None
+        or part.inline_data is not None
+    )
+
+
 def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
-    """The content an agent sees for one event, or None when it sees nothing."""
+    """The content an agent sees for one event, or None when it sees nothing.
+
+    An event whose parts are all empty text or only thoughts is not replayed.
+    """
     content = event.content
-    if content is None or not content.parts or event.partial or is_summary_event(event):
+    if content is None or event.partial or is_summary_event(event):
+        return None
+    if not any(_carries_something(part) for part in content.parts):
         return None
     if not _visible(event, branch):
         return None
@@ -86,12 +107,19 @@ class _Converted:
     last_id: str = ""
     contents: list[Content] = field(default_factory=list)
     history: HistoryView | None = None
+    unpaired: bool = False  # some function response does not follow its call
 
 
 class ContentsProcessor(RequestProcessor):
-    """Fills ``request.contents`` from the session, incrementally."""
+    """Fills ``request.contents`` from the session, incrementally.
 
-    def __init__(self) -> None:
+    Args:
+        pair_responses: put function responses right after their calls
+            (``_pairing``); False replays the session's order as it is.
+    """
+
+    def __init__(self, *, pair_responses: bool = True) -> None:
+        self.pair_responses = pair_responses
         self._cache: OrderedDict[tuple[str, str | None], _Converted] = OrderedDict()
 
     async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
@@ -100,18 +128,22 @@ class ContentsProcessor(RequestProcessor):
         events = ctx.session.events
         policy = agent.history
         if agent.include_contents == "none":
-            request.contents = self._current_turn(events, agent.name, ctx.branch)
+            request.contents = self._paired(self._current_turn(events, agent.name, ctx.branch))
             if policy is not None:
                 tokens = sum(content_tokens(c) for c in request.contents)
                 warn_if_over(ctx, policy, request, tokens)
             return request
         cached = self._converted(ctx, agent.name, policy)
         if cached.history is None:
-            request.contents = list(cached.contents)
+            contents = cached.contents
+            request.contents = (
+                pair_function_responses(contents) if cached.unpaired else list(contents)
+            )
             return request
-        request.contents, tokens = await history_contents(
+        window, tokens = await history_contents(
             ctx, cached.history, cached.contents, agent.canonical_model
         )
+        request.contents = self._paired(window)
         warn_if_over(ctx, cached.history.policy, request, tokens)
         return request
 
@@ -138,6 +170,8 @@ class ContentsProcessor(RequestProcessor):
             event = events[index]
             content = event_to_content(event, agent_name, ctx.branch)
             if content is not None:
+                previous = cached.contents[-1] if cached.contents else None
+                cached.unpaired = cached.unpaired or not is_paired_after(previous, content)
                 cached.contents.append(content)
             if history is not None:
                 mine = event.author == agent_name and _visible(event, ctx.branch)
@@ -145,6 +179,11 @@ class ContentsProcessor(RequestProcessor):
         cached.count = len(events)
         cached.last_id = events[-1].id if events else ""
         return cached
+
+    def _paired(self, contents: list[Content]) -> list[Content]:
+        if self.pair_responses and needs_pairing(contents):
+            return pair_function_responses(contents)
+        return contents
 
     @staticmethod
     def _current_turn(events: list[Event], agent_name: str, branch: str | None) -> list[Content]:

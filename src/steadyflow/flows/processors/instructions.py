@@ -1,9 +1,15 @@
 """Instructions request processor: the agent's instruction with state filled in.
 
 ``{key}`` is replaced by ``state[key]`` (a missing key is an error naming
-it), ``{key?}`` by the value or nothing. Keys may carry the ``app:``,
-``user:`` or ``temp:`` prefix. Braces around anything that is not such a
-name are left as written, so JSON examples in instructions survive.
+it), ``{key?}`` by the value or nothing; whitespace inside the braces is
+allowed (``{ key }``, ``{key? }``). Keys may carry the ``app:``, ``user:``
+or ``temp:`` prefix. Braces around anything that is not such a name are left
+as written, so JSON examples in instructions survive.
+
+An instruction may also be a function of a ``ReadonlyContext`` (sync or
+async) returning the text; it builds its own text, so nothing is filled in.
+A root agent's ``global_instruction`` (a template or such a function) goes
+first in every agent's instruction across its tree.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from ...context import InvocationContext
+from ...context import InstructionProvider, InvocationContext, ReadonlyContext
 from ...errors import MissingStateKeyError
 from ...models.llm_request import LlmRequest
 from .base import RequestProcessor
@@ -21,9 +27,9 @@ from .base import RequestProcessor
 if TYPE_CHECKING:
     from ...agents.llm_agent import LlmAgent
 
-__all__ = ["InstructionsProcessor", "fill_template"]
+__all__ = ["InstructionsProcessor", "fill_template", "render_instruction"]
 
-_PLACEHOLDER = re.compile(r"\{((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)(\?)?\}")
+_PLACEHOLDER = re.compile(r"\{\s*((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)\s*(\?)?\s*\}")
 
 
 def fill_template(template: str, state: Mapping[str, Any], agent_name: str) -> str:
@@ -43,18 +49,27 @@ def fill_template(template: str, state: Mapping[str, Any], agent_name: str) -> s
     return _PLACEHOLDER.sub(replace, template)
 
 
+async def render_instruction(
+    instruction: str | InstructionProvider, ctx: InvocationContext, agent_name: str
+) -> str:
+    """The text of one instruction: a filled-in template, or what the function returned."""
+    if callable(instruction):
+        produced = instruction(ReadonlyContext(ctx))
+        text = await produced if inspect.isawaitable(produced) else produced
+        return str(text)
+    return fill_template(instruction, ctx.session.state, agent_name)
+
+
 class InstructionsProcessor(RequestProcessor):
-    """Appends the agent's instruction (a string or a function of the context)."""
+    """Appends the root's global instruction and the agent's own instruction."""
 
     async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
-        """Add the filled-in instruction to the system instruction."""
+        """Add the filled-in instructions to the system instruction."""
         agent = cast("LlmAgent", ctx.agent)
-        instruction = agent.instruction
-        if callable(instruction):
-            produced = instruction(ctx)
-            text = await produced if inspect.isawaitable(produced) else produced
-            # A function builds its own text: no placeholder filling.
-            request.append_instructions([text])
-        elif instruction:
-            request.append_instructions([fill_template(instruction, ctx.session.state, agent.name)])
+        texts = []
+        for instruction in (agent.global_instruction_of_tree(), agent.instruction):
+            if instruction:
+                texts.append(await render_instruction(instruction, ctx, agent.name))
+        if texts:
+            request.append_instructions(texts)
         return request
