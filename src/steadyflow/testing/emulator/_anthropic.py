@@ -4,6 +4,13 @@ Close enough to the real API that the official ``anthropic`` SDK parses every
 answer: ``message`` objects with text and ``tool_use`` blocks, and the SSE
 sequence ``message_start``, ``ping``, ``content_block_*`` (text deltas and
 ``input_json_delta`` pieces), ``message_delta`` with usage, ``message_stop``.
+
+A request with ``thinking`` on gets extended thinking: each answer starts
+with a ``thinking`` block signed for the model (streamed as
+``thinking_delta`` and ``signature_delta``), plus a ``redacted_thinking``
+block when the user message holds Anthropic's redaction trigger string.
+Requests are checked as strictly as the real API checks them
+(``_anthropic_checks``), answering its own 400 body.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._anthropic_checks import REDACTION_TRIGGER, check_request, redacted_data, sign, thinking_on
 from ._dialect import Dialect, Route, SseEvent, WireError, sse
 from ._faults import Fault
 from ._model import EmulatedRequest, Reply, ToolCall, ToolResult, ToolSpec, Turn, next_id
@@ -62,6 +70,7 @@ class AnthropicDialect(Dialect):
         for name in ("model", "max_tokens", "messages"):
             if name not in body:
                 raise WireError(f"{name}: Field required")
+        check_request(body)
         request.model = str(body["model"])
         request.stream = bool(body.get("stream"))
         system = body.get("system") or ""
@@ -131,9 +140,24 @@ class AnthropicDialect(Dialect):
             **fields,
         }
 
+    def _thoughts(self, reply: Reply, request: EmulatedRequest) -> list[dict[str, Any]]:
+        """The thinking blocks that open the answer when the request turned thinking on."""
+        if not thinking_on(request.body):
+            return []
+        plan = f"I should call {reply.tool_calls[0].name}." if reply.tool_calls else "I can answer."
+        thinking = f"The user asks: {request.last_user_text[:80]!r}. {plan}"
+        blocks = [
+            {"type": "thinking", "thinking": thinking, "signature": sign(request.model, thinking)}
+        ]
+        if REDACTION_TRIGGER in request.last_user_text:
+            blocks.append({"type": "redacted_thinking", "data": redacted_data(request.model)})
+        return blocks
+
     def render(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
         """A ``message`` object."""
-        content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+        content = self._thoughts(reply, request)
+        if reply.text:
+            content.append({"type": "text", "text": reply.text})
         for call in reply.tool_calls:
             content.append(
                 {
@@ -159,11 +183,14 @@ class AnthropicDialect(Dialect):
             sse({"type": "ping"}, "ping"),
         ]
         index = 0
+        for block in self._thoughts(reply, request):
+            events.extend(self._thought_events(index, block))
+            index += 1
         if reply.text:
             events.append(self._block_start(index, {"type": "text", "text": ""}))
             for piece in reply.text_chunks():
                 events.append(self._delta(index, {"type": "text_delta", "text": piece}))
-            events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+            events.append(self._block_stop(index))
             index += 1
         for call in reply.tool_calls:
             block = {"type": "tool_use", "id": call.id or next_id("toolu_emu"), "name": call.name}
@@ -174,7 +201,7 @@ class AnthropicDialect(Dialect):
                 events.append(
                     self._delta(index, {"type": "input_json_delta", "partial_json": piece})
                 )
-            events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
+            events.append(self._block_stop(index))
             index += 1
         delta = {"stop_reason": self._stop_reason(reply), "stop_sequence": None}
         final = {
@@ -186,13 +213,30 @@ class AnthropicDialect(Dialect):
         events.append(sse({"type": "message_stop"}, "message_stop"))
         return events
 
+    def _thought_events(self, index: int, block: dict[str, Any]) -> list[SseEvent]:
+        """A thinking block as the API streams it: its text, then its signature."""
+        if block["type"] == "redacted_thinking":
+            return [self._block_start(index, block), self._block_stop(index)]
+        text, half = block["thinking"], len(block["thinking"]) // 2
+        return [
+            self._block_start(index, {"type": "thinking", "thinking": "", "signature": ""}),
+            self._delta(index, {"type": "thinking_delta", "thinking": text[:half]}, False),
+            self._delta(index, {"type": "thinking_delta", "thinking": text[half:]}, False),
+            self._delta(index, {"type": "signature_delta", "signature": block["signature"]}, False),
+            self._block_stop(index),
+        ]
+
+    def _block_stop(self, index: int) -> SseEvent:
+        return sse({"type": "content_block_stop", "index": index}, "content_block_stop")
+
     def _block_start(self, index: int, block: dict[str, Any], content: bool = False) -> SseEvent:
         data = {"type": "content_block_start", "index": index, "content_block": block}
         return sse(data, "content_block_start", content=content)
 
-    def _delta(self, index: int, delta: dict[str, Any]) -> SseEvent:
+    def _delta(self, index: int, delta: dict[str, Any], content: bool = True) -> SseEvent:
+        # Thinking deltas are not content: a client shows nothing of them.
         data = {"type": "content_block_delta", "index": index, "delta": delta}
-        return sse(data, "content_block_delta", content=True)
+        return sse(data, "content_block_delta", content=content)
 
     def malformed_event(self) -> SseEvent:
         """A ``content_block_delta`` event whose data is not JSON."""

@@ -1,0 +1,212 @@
+"""Extended thinking against the strict emulator, through the official SDK.
+
+With thinking on, the assistant turn before a tool result must carry its
+thinking blocks, signatures intact, or the API answers 400: a two-step tool
+turn proves they survive the round trip, streamed and not, and the emulator's
+own checks prove it refuses what the real API refuses.
+"""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from steadyflow import LlmAgent, RunConfig, StreamingMode
+from steadyflow.errors import ModelHTTPError
+from steadyflow.models import BaseLlm, LlmRequest
+from steadyflow.testing.emulator import ProviderEmulator
+from steadyflow.testing.emulator._anthropic_checks import REDACTION_TRIGGER
+from steadyflow.testing.harness import TurnResult, run_turn
+from steadyflow.types import Content, GenerateContentConfig, Part, ThinkingConfig
+from tests.models.providers import MODELS, SECRET, Emulate, MakeLlm
+from tests.models.test_provider_flows import lookup_order
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+MODES = pytest.mark.parametrize(
+    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
+)
+THINKING = GenerateContentConfig(thinking=ThinkingConfig(budget_tokens=2048))
+
+
+async def thinking_turn(llm: BaseLlm, text: str, mode: StreamingMode) -> TurnResult:
+    agent = LlmAgent(
+        name="support",
+        model=llm,
+        instruction="Answer questions about orders. Use lookup_order.",
+        tools=[lookup_order],
+        generate_content_config=THINKING,
+    )
+    return await run_turn(agent, text, run_config=RunConfig(streaming_mode=mode))
+
+
+def blocks_of(emu: ProviderEmulator, request: int, message: int) -> list[dict[str, object]]:
+    content = emu.requests[request].body["messages"][message]["content"]
+    assert isinstance(content, list)
+    return content
+
+
+@MODES
+async def test_a_two_step_tool_turn_sends_the_signed_thinking_back(
+    mode: StreamingMode, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate()
+    result = await thinking_turn(make_llm("anthropic", emu), "Where is order 812?", mode)
+    assert result.error is None
+    call_event = next(e for e in result.events if e.get_function_calls() and not e.partial)
+    thought, call = call_event.content.parts
+    assert thought.thought and thought.thought_signature and call.function_call
+    assert "812" in result.events[-1].text
+    assert emu.attempts("anthropic") == 2
+    sent_back = blocks_of(emu, 1, 1)
+    assert [b["type"] for b in sent_back] == ["thinking", "tool_use"]
+    assert sent_back[0]["signature"] == thought.thought_signature.decode()
+    assert sent_back[0]["thinking"] == thought.text
+
+
+@MODES
+async def test_redacted_thinking_goes_back_as_it_came(
+    mode: StreamingMode, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate()
+    text = f"Where is order 812? {REDACTION_TRIGGER}"
+    result = await thinking_turn(make_llm("anthropic", emu), text, mode)
+    assert result.error is None
+    call_event = next(e for e in result.events if e.get_function_calls() and not e.partial)
+    redacted = call_event.content.parts[1]
+    assert redacted.thought and redacted.provider_data is not None
+    sent_back = blocks_of(emu, 1, 1)
+    assert [b["type"] for b in sent_back] == ["thinking", "redacted_thinking", "tool_use"]
+    assert sent_back[1] == redacted.provider_data.data
+
+
+async def test_thinking_blocks_are_not_sent_to_another_model(
+    emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate()
+    result = await thinking_turn(
+        make_llm("anthropic", emu), "Where is order 812?", StreamingMode.NONE
+    )
+    session = await result.stored_session()
+    other = make_llm("anthropic", emu)
+    history = [e.content for e in session.events if e.content is not None][:3]
+    request = LlmRequest(contents=history, config=GenerateContentConfig())
+    other_model = type(other)("claude-test-other", api_key=SECRET, base_url=emu.base_url)
+    try:
+        async for _ in other_model.generate_content_async(request):
+            pass
+    finally:
+        await other_model.aclose()
+    assert [b["type"] for b in blocks_of(emu, 2, 1)] == ["tool_use"]
+
+
+def tool_turn(*assistant: dict[str, object]) -> list[dict[str, object]]:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "lookup_order", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "{}"}
+    return [
+        {"role": "user", "content": "Where is order 812?"},
+        {"role": "assistant", "content": [*assistant, call]},
+        {"role": "user", "content": [result]},
+    ]
+
+
+async def raw_call(emu: ProviderEmulator, **body: object) -> anthropic.BadRequestError:
+    client = anthropic.AsyncAnthropic(api_key=SECRET, base_url=emu.base_url, max_retries=0)
+    params = {"model": MODELS["anthropic"], "max_tokens": 4096, **body}
+    try:
+        with pytest.raises(anthropic.BadRequestError) as caught:
+            await client.messages.create(**params)  # type: ignore[call-overload]
+    finally:
+        await client.close()
+    assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+    return caught.value
+
+
+THINK_ON = {"type": "enabled", "budget_tokens": 1024}
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"messages": tool_turn(), "thinking": THINK_ON}, "Expected `thinking`"),
+        (
+            {
+                "messages": tool_turn({"type": "thinking", "thinking": "x", "signature": "forged"}),
+                "thinking": THINK_ON,
+            },
+            "Invalid `signature`",
+        ),
+        (
+            {"messages": [*tool_turn()[:2], {"role": "user", "content": "hi"}]},
+            "without `tool_result`",
+        ),
+        (
+            {"messages": [tool_turn()[0], {"role": "user", "content": tool_turn()[2]["content"]}]},
+            "unexpected `tool_use_id`",
+        ),
+        ({"messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]}, "non-empty"),
+        (
+            {"messages": [{"role": "user", "content": "hi"}], "extra_body": {"seed": 1}},
+            "seed: Extra inputs",
+        ),
+        (
+            {
+                "messages": [{"role": "user", "content": "hi"}],
+                "thinking": THINK_ON,
+                "extra_body": {"top_k": 5},
+            },
+            "top_k",
+        ),
+    ],
+    ids=[
+        "no-thinking",
+        "forged",
+        "unanswered",
+        "unknown-id",
+        "empty-text",
+        "unknown-field",
+        "top-k",
+    ],
+)
+async def test_the_emulator_refuses_what_the_api_refuses(
+    body: dict[str, object], says: str, emulate: Emulate
+) -> None:
+    emu = await emulate(["never sent"])
+    error = await raw_call(emu, **body)
+    assert says in str(error.body)
+    assert emu.script_remaining == 1
+
+
+async def test_a_signature_from_another_model_is_refused(
+    emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate()
+    llm = make_llm("anthropic", emu)
+    request = LlmRequest(contents=[Content.from_text("Where is order 812?")], config=THINKING)
+    responses = [r async for r in llm.generate_content_async(request)]
+    thought = responses[-1].content.parts[0]
+    signed = {
+        "type": "thinking",
+        "thinking": thought.text,
+        "signature": thought.thought_signature.decode(),
+    }
+    error = await raw_call(
+        emu, model="claude-test-other", messages=tool_turn(signed), thinking=THINK_ON
+    )
+    assert "Invalid `signature`" in str(error.body)
+
+
+async def test_history_without_its_thinking_is_refused_as_the_api_does(
+    emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["never sent"])
+    contents = [
+        Content.from_text("Where is order 812?"),
+        Content.from_parts(Part.from_function_call("lookup_order", {}, id="toolu_1"), role="model"),
+        Content.from_parts(Part.from_function_response("lookup_order", {}, id="toolu_1")),
+    ]
+    llm = make_llm("anthropic", emu)
+    with pytest.raises(ModelHTTPError) as caught:
+        async for _ in llm.generate_content_async(LlmRequest(contents=contents, config=THINKING)):
+            pass
+    assert caught.value.status_code == 400
+    assert "Expected `thinking`" in caught.value.body["error"]["message"]
