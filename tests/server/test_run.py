@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from steadyflow import LlmAgent
+from steadyflow.errors import ModelResponseError
 from steadyflow.server import ServerLimits, create_app
 from steadyflow.sessions import InMemorySessionService
 from steadyflow.sessions.sql import SqlSessionService
@@ -125,6 +126,21 @@ async def test_a_model_failure_is_502_with_the_providers_status():
         502,
         503,
     )
+
+
+async def test_an_unreadable_provider_answer_is_502_naming_the_provider():
+    unreadable = ModelResponseError("anthropic sent invalid UTF-8", provider="anthropic")
+    async with served(tool_agent(unreadable)) as client:
+        session_id = await create_session(client)
+        response = await client.post("/run", json=run_body(session_id))
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert (error["type"], error["status_code"], error["provider"]) == (
+        "ModelResponseError",
+        502,
+        "anthropic",
+    )
+    assert "invalid UTF-8" in error["message"] and "agent" not in error["message"]
 
 
 async def test_a_bug_in_a_callback_is_500_without_its_message():

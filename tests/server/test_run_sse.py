@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from steadyflow import LlmAgent
+from steadyflow.errors import ModelResponseError
 from steadyflow.server import ServerLimits, create_app
 from steadyflow.sessions import InMemorySessionService
 from steadyflow.testing import ScriptedLlm, Stream, call, http_error
@@ -88,6 +89,21 @@ async def test_a_failure_mid_stream_ends_with_an_error_event_after_http_200():
         "ModelHTTPError",
         502,
         503,
+    )
+
+
+async def test_an_unreadable_provider_answer_mid_stream_is_a_502_error_naming_the_provider():
+    unreadable = ModelResponseError("gemini answered 200 with an error body", provider="gemini")
+    broken = Stream(["Order 812 "], error=unreadable, error_after=1)
+    async with served(broken) as client:
+        session_id = await create_session(client)
+        messages = await stream_turn(client, run_body(session_id))
+    assert [shape(m) for m in messages] == [("partial", "Order 812 "), ("error", None)]
+    error = messages[-1].data
+    assert (error["type"], error["status_code"], error["provider"]) == (
+        "ModelResponseError",
+        502,
+        "gemini",
     )
 
 

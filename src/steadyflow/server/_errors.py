@@ -100,7 +100,8 @@ def error_info(error: BaseException) -> dict[str, Any]:
     """The client-facing description of a failed turn: type, message, statuses.
 
     ``status_code`` is the HTTP status the failure maps to; a model error also
-    carries ``provider_status``, the status the provider answered with.
+    names the ``provider`` and carries ``provider_status``, the status the
+    provider answered with (none for an answer that could not be read).
     """
     info: dict[str, Any] = {"type": type(error).__name__, "status_code": status_for(error)}
     if isinstance(error, SteadyflowError):
@@ -108,6 +109,9 @@ def error_info(error: BaseException) -> dict[str, Any]:
     else:
         logger.error("turn failed", exc_info=error)
         info["message"] = "internal error in the agent (details are in the server log)"
-    if isinstance(error, ModelError) and error.status_code is not None:
-        info["provider_status"] = error.status_code
+    if isinstance(error, ModelError):
+        if error.provider is not None:
+            info["provider"] = error.provider
+        if error.status_code is not None:
+            info["provider_status"] = error.status_code
     return info
