@@ -29,6 +29,7 @@ if typing.TYPE_CHECKING:
         SchemaVersionError,
         SessionError,
         SessionNotFoundError,
+        SessionStoreError,
         StaleSessionError,
         SteadyflowError,
     )
@@ -105,6 +106,7 @@ _LAZY: dict[str, str] = {
     "Session": "sessions.base",
     "SessionError": "errors",
     "SessionNotFoundError": "errors",
+    "SessionStoreError": "errors",
     "StaleSessionError": "errors",
     "SteadyflowError": "errors",
     "StreamingMode": "run_config",
@@ -159,6 +161,7 @@ __all__ = [
     "Session",
     "SessionError",
     "SessionNotFoundError",
+    "SessionStoreError",
     "StaleSessionError",
     "SteadyflowError",
     "StreamingMode",

@@ -18,6 +18,7 @@
     └── SessionError                           the session store refused
         ├── SessionNotFoundError
         ├── StaleSessionError                  another writer appended first
+        ├── SessionStoreError                  the database failed: read-only, full, down
         └── SchemaVersionError                 the database is from a newer steadyflow
 
 Model errors carry ``status_code``, ``retry_after`` (seconds, the provider's
@@ -49,6 +50,7 @@ __all__ = [
     "SchemaVersionError",
     "SessionError",
     "SessionNotFoundError",
+    "SessionStoreError",
     "StaleSessionError",
     "SteadyflowError",
     "call_limit_in_chain",
@@ -219,6 +221,23 @@ class StaleSessionError(SessionError):
             f"(revision {actual_revision}, this copy has {expected_revision}); "
             "reload the session and retry the turn"
         )
+
+
+class SessionStoreError(SessionError):
+    """The session database could not do what was asked: read-only, full, unreachable.
+
+    The message names the store by its URL with credentials masked and gives
+    the database's own reason, never the SQL statement or its parameters
+    (they can hold user content); the driver's error is the ``__cause__``.
+    The operation stored nothing.
+
+    Attributes:
+        url: the store's URL, credentials masked.
+    """
+
+    def __init__(self, url: str, action: str, reason: str) -> None:
+        self.url = url
+        super().__init__(f"session store {url} could not {action}: {reason}")
 
 
 class SchemaVersionError(SessionError):

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.base_agent import BaseAgent
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, SessionStoreError
 from ..runner import Runner
 from ..sessions.base import BaseSessionService
 from ._auth import BearerAuth
@@ -50,6 +50,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     body = {"error": {"type": "http_error", "message": exc.detail}}
     return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    """503 for a database that failed: the client may retry; the operator sees a warning."""
+    logger.warning("session store failed: %s %s: %s", request.method, request.url.path, exc)
+    body = {"error": {"type": "session_store_unavailable", "message": str(exc)}}
+    return JSONResponse(body, status_code=503)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
@@ -154,6 +161,7 @@ def create_app(
         exception_handlers={
             ApiError: _api_error,
             HTTPException: _http_error,
+            SessionStoreError: _store_error,
             Exception: _server_error,
         },
     )

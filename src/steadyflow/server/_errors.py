@@ -9,6 +9,8 @@ cause                              status  why
 =================================  ======  ===================================
 ``StaleSessionError``              409     another writer appended first
 ``SessionNotFoundError``           404     the session is not there
+``SessionStoreError``              503     the database failed (read-only,
+                                           full, unreachable); retry later
 other ``SessionError``             409     the store refused the write: the
                                            session changed (e.g. was deleted)
                                            while the turn ran
@@ -37,6 +39,7 @@ from ..errors import (
     SchemaVersionError,
     SessionError,
     SessionNotFoundError,
+    SessionStoreError,
     StaleSessionError,
     SteadyflowError,
 )
@@ -87,6 +90,8 @@ def status_for(error: BaseException) -> int:
         return 409
     if isinstance(error, SessionNotFoundError):
         return 404
+    if isinstance(error, SessionStoreError):
+        return 503
     if isinstance(error, SessionError) and not isinstance(error, SchemaVersionError):
         return 409
     if isinstance(error, LlmCallsLimitExceededError):

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..errors import SessionError
+from ..errors import SessionError, SessionStoreError
 from ..run_config import StreamingMode
 from ..runner import Runner
 from ..sessions.base import BaseSessionService, Session
@@ -122,6 +122,8 @@ class Api:
             session = await self.sessions.create_session(
                 app_name=app, user_id=user, state=body.state, session_id=body.session_id
             )
+        except SessionStoreError:
+            raise  # the database failed: 503
         except SessionError as error:  # created by another process meanwhile
             raise ApiError(409, "session_exists", str(error)) from None
         return JSONResponse(_detail(session), status_code=201)

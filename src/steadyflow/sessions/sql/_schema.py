@@ -45,6 +45,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "app_state",
     "ensure_schema",
+    "schema_ready",
     "event_row",
     "events",
     "metadata",
@@ -140,15 +141,24 @@ async def ensure_schema(conn: AsyncConnection, where: str) -> None:
     """
     if conn.dialect.name == "postgresql":
         await conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('steadyflow_schema'))"))
-    version = await _stored_version(conn)
-    if version is None:
+    if not await schema_ready(conn, where):
         await conn.run_sync(metadata.create_all)
         await conn.execute(schema.insert().values(id=1, version=SCHEMA_VERSION))
-    elif version > SCHEMA_VERSION:
+
+
+async def schema_ready(conn: AsyncConnection, where: str) -> bool:
+    """Whether the tables exist, read only (a read-only database can still be read).
+
+    Raises:
+        SchemaVersionError: the database is from a newer schema.
+    """
+    version = await _stored_version(conn)
+    if version is not None and version > SCHEMA_VERSION:
         raise SchemaVersionError(
             f"session database {where} has schema version {version}, but this steadyflow "
             f"knows versions up to {SCHEMA_VERSION}; upgrade steadyflow to use it"
         )
+    return version is not None
 
 
 async def _stored_version(conn: AsyncConnection) -> int | None:

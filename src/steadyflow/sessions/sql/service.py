@@ -34,6 +34,7 @@ from . import _schema as t
 from ._cache import EventCache, SessionKey
 from ._codec import encode_event, encode_state
 from ._engine import WRITE, create_engine, make_folder, normalize_url
+from ._failures import store_failures
 
 __all__ = ["SqlSessionService"]
 
@@ -96,7 +97,7 @@ class SqlSessionService(BaseSessionService):
             "create_time": now,
             "update_time": now,
         }
-        async with self._write() as conn:
+        async with self._write("create a session") as conn:
             if not await q.insert_new(conn, t.sessions, row):
                 raise SessionError(f"session {key[2]!r} already exists for app {app_name!r}")
             await self._write_shared_state(conn, key, scoped.app, scoped.user, now)
@@ -107,7 +108,7 @@ class SqlSessionService(BaseSessionService):
     async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
         """Load a session with its events, or None when there is none."""
         key = (app_name, user_id, session_id)
-        async with self._read() as conn:
+        async with self._read("load a session") as conn:
             row = await q.read_session_row(conn, key)
             if row is None:
                 self._cache.drop(key)
@@ -128,7 +129,7 @@ class SqlSessionService(BaseSessionService):
         query = s.select().where(s.c.app_name == app_name).order_by(s.c.create_time, s.c.id)
         if user_id is not None:
             query = query.where(s.c.user_id == user_id)
-        async with self._read() as conn:
+        async with self._read("list sessions") as conn:
             rows = (await conn.execute(query)).all()
             app_state = await q.read_app_state(conn, app_name)
             users = None if user_id is None else [user_id]
@@ -147,7 +148,7 @@ class SqlSessionService(BaseSessionService):
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         """Delete a session and its events (no error when absent)."""
         key = (app_name, user_id, session_id)
-        async with self._write() as conn:
+        async with self._write("delete a session") as conn:
             await conn.execute(t.events.delete().where(q.session_filter(t.events, key)))
             await conn.execute(t.sessions.delete().where(q.session_filter(t.sessions, key)))
         self._cache.drop(key)
@@ -159,6 +160,8 @@ class SqlSessionService(BaseSessionService):
             StaleSessionError: another writer appended since ``session`` was
                 loaded; nothing was stored.
             SessionError: the session was deleted, or a state value is not JSON.
+            SessionStoreError: the database failed (read-only, full, gone);
+                nothing was stored.
         """
         if event.partial:
             return event
@@ -166,7 +169,7 @@ class SqlSessionService(BaseSessionService):
         scoped = split_delta(encode_state(stored.actions.state_delta))
         data = encode_event(stored)
         key = (session.app_name, session.user_id, session.id)
-        async with self._write() as conn:
+        async with self._write("append an event") as conn:
             incarnation = await self._advance(conn, session, stored, scoped.session)
             if incarnation is None or not await q.insert_new(
                 conn, t.events, t.event_row(key, session.revision + 1, stored, data)
@@ -226,16 +229,19 @@ class SqlSessionService(BaseSessionService):
         await q.upsert_state(conn, t.user_state, owner, user, now)
 
     @asynccontextmanager
-    async def _read(self) -> AsyncIterator[AsyncConnection]:
-        await self._ensure_schema()
-        async with self._transaction(write=False) as conn:
-            yield conn
+    async def _read(self, action: str) -> AsyncIterator[AsyncConnection]:
+        with store_failures(self.where, action):
+            await self._ensure_schema()
+            async with self._transaction(write=False) as conn:
+                yield conn
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        await self._ensure_schema()
-        async with self._transaction(write=True) as conn:
-            yield conn
+    async def _write(self, action: str) -> AsyncIterator[AsyncConnection]:
+        """A write transaction: committed whole, or rolled back and ``SessionStoreError``."""
+        with store_failures(self.where, action):
+            await self._ensure_schema()
+            async with self._transaction(write=True) as conn:
+                yield conn
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool) -> AsyncIterator[AsyncConnection]:
@@ -253,8 +259,11 @@ class SqlSessionService(BaseSessionService):
             if not self._ready:
                 make_folder(self._url)
                 where = self.where
-                async with self._transaction(write=True) as conn:
-                    await t.ensure_schema(conn, where)
+                async with self._transaction(write=False) as conn:
+                    ready = await t.schema_ready(conn, where)
+                if not ready:
+                    async with self._transaction(write=True) as conn:
+                        await t.ensure_schema(conn, where)
                 self._ready = True
 
     def _follow_event_loop(self) -> None:
