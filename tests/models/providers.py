@@ -8,19 +8,21 @@ from typing import Any
 from steadyflow.models import BaseLlm
 from steadyflow.models.anthropic import Anthropic
 from steadyflow.models.gemini import Gemini
-from steadyflow.models.openai import OpenAI
+from steadyflow.models.openai import OpenAI, OpenAIResponses
 from steadyflow.testing.emulator import ProviderEmulator
 
 SECRET = "sk-test-Zq81x-DO-NOT-LEAK-4242"
-PROVIDERS = ("gemini", "openai", "anthropic")
+PROVIDERS = ("gemini", "openai", "openai-responses", "anthropic")
 MODELS = {
     "gemini": "gemini-3-test-flash",
     "openai": "gpt-test-mini",
+    "openai-responses": "gpt-test-mini",
     "anthropic": "claude-test-sonnet",
 }
-ADAPTERS: dict[str, type[Gemini | OpenAI | Anthropic]] = {
+ADAPTERS: dict[str, type[Gemini | OpenAI | OpenAIResponses | Anthropic]] = {
     "gemini": Gemini,
     "openai": OpenAI,
+    "openai-responses": OpenAIResponses,
     "anthropic": Anthropic,
 }
 
@@ -29,4 +31,4 @@ MakeLlm = Callable[..., BaseLlm]
 
 
 def base_url(provider: str, emu: ProviderEmulator) -> str:
-    return emu.openai_base_url if provider == "openai" else emu.base_url
+    return emu.openai_base_url if provider.startswith("openai") else emu.base_url

@@ -30,7 +30,12 @@ pytestmark = [
     pytest.mark.parametrize("provider", PROVIDERS),
 ]
 streams = pytest.mark.parametrize("stream", [False, True], ids=["none", "sse"])
-SDK_MODULES = {"gemini": "google.genai", "openai": "openai", "anthropic": "anthropic"}
+SDK_MODULES = {
+    "gemini": "google.genai",
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+}
 
 
 def request() -> LlmRequest:
@@ -199,7 +204,7 @@ async def _close(sdk_client: object) -> None:
 def _sdk_client_with_retries(provider: str, emu: object) -> object:
     from tests.models.providers import SECRET, base_url
 
-    if provider == "openai":
+    if provider.startswith("openai"):
         import openai
 
         return openai.AsyncOpenAI(api_key=SECRET, base_url=base_url(provider, emu), max_retries=5)

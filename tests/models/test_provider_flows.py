@@ -182,7 +182,7 @@ MATRIX = [
     (provider, fault)
     for provider in PROVIDERS
     for fault in FAULTS
-    if fault != "529" or provider == "anthropic"
+    if fault != "529" or provider in ("anthropic", "openai-responses")
 ]
 
 

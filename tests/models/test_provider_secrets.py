@@ -22,7 +22,12 @@ pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
     pytest.mark.parametrize("provider", PROVIDERS),
 ]
-KEY_ENV = {"gemini": "GOOGLE_API_KEY", "openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY_ENV = {
+    "gemini": "GOOGLE_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
 FAULTS = [
     Fault.http(401, on=1),
     Fault.http(429, retry_after=1, on=2),

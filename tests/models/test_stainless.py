@@ -13,14 +13,18 @@ from steadyflow.errors import ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
 from steadyflow.models._stainless import stream_error_status
 from steadyflow.models.anthropic import Anthropic
-from steadyflow.models.openai import OpenAI
+from steadyflow.models.openai import OpenAI, OpenAIResponses
 from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.types import Content
 from tests.models.providers import SECRET
 from tests.support.hostile import HostileServer, Reply
 
 GATEWAY_SECRET = "gw-Yt55-DO-NOT-LOG-9191"
-PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
+PATHS = {
+    "openai": "/v1/chat/completions",
+    "openai-responses": "/v1/responses",
+    "anthropic": "/v1/messages",
+}
 ANSWERS = {
     "openai": {
         "id": "chatcmpl-1",
@@ -35,6 +39,25 @@ ANSWERS = {
             }
         ],
     },
+    "openai-responses": {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-test",
+        "output": [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "ok", "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    },
     "anthropic": {
         "id": "msg_1",
         "type": "message",
@@ -45,7 +68,7 @@ ANSWERS = {
         "usage": {"input_tokens": 1, "output_tokens": 1},
     },
 }
-stainless = pytest.mark.parametrize("provider", ["openai", "anthropic"])
+stainless = pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic"])
 
 
 @pytest_asyncio.fixture
@@ -55,6 +78,8 @@ async def servers() -> AsyncIterator[tuple[HostileServer, HostileServer]]:
 
 
 def adapter(provider: str, server: HostileServer, **options: object) -> BaseLlm:
+    if provider == "openai-responses":
+        return OpenAIResponses("gpt-test", api_key=SECRET, base_url=f"{server.url}/v1", **options)  # type: ignore[arg-type]
     if provider == "openai":
         return OpenAI("gpt-test", api_key=SECRET, base_url=f"{server.url}/v1", **options)  # type: ignore[arg-type]
     return Anthropic("claude-test", api_key=SECRET, base_url=server.url, **options)  # type: ignore[arg-type]

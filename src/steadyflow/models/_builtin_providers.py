@@ -9,6 +9,8 @@ Patterns (full-match regexes) and the adapter each resolves to:
 - ``gemini-.*``, ``gemma-.*``: ``steadyflow.models.gemini.Gemini`` (extra ``gemini``)
 - ``gpt-.*``, ``o\d.*``, ``openai/.+``: ``steadyflow.models.openai.OpenAI`` (extra ``openai``)
 - ``groq/.+``: ``steadyflow.models.openai.Groq`` (the OpenAI adapter on Groq's endpoint)
+- ``openai-responses/.+``: ``steadyflow.models.openai.OpenAIResponses`` (OpenAI's
+  Responses API; extra ``openai``)
 - ``claude-.*``: ``steadyflow.models.anthropic.Anthropic`` (extra ``anthropic``)
 """
 
@@ -28,6 +30,7 @@ BUILTIN_PATTERNS: dict[str, tuple[str, str]] = {
     r"o\d.*": ("openai", "OpenAI"),
     r"openai/.+": ("openai", "OpenAI"),
     r"groq/.+": ("openai", "Groq"),
+    r"openai-responses/.+": ("openai", "OpenAIResponses"),
     r"claude-.*": ("anthropic", "Anthropic"),
 }
 """Pattern -> (module under ``steadyflow.models``, class name)."""

@@ -58,9 +58,10 @@ __all__ = [
 ]
 
 # Error ``type``/``code`` strings sent inside a 200 stream -> the HTTP status they stand for:
-# Anthropic's documented error types, OpenAI's and Groq's.
+# Anthropic's documented error types, OpenAI's (Responses ``error`` codes too) and Groq's.
 STREAM_ERROR_STATUS: Mapping[str, int] = {
     "invalid_request_error": 400,
+    "invalid_prompt": 400,
     "authentication_error": 401,
     "permission_error": 403,
     "not_found_error": 404,

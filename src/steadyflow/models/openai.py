@@ -1,5 +1,8 @@
 """OpenAI Chat Completions, and any server that speaks it (Groq, vLLM, Ollama).
 
+``OpenAIResponses``, the adapter for OpenAI's Responses API, is exported here
+too (it lives in ``openai_responses``).
+
 Built on the official ``openai`` SDK (``pip install 'steadyflow[openai]'``)
 with its own retries switched off (``max_retries=0``): the flow's retry
 policy is the only layer that retries, so every attempt is counted.
@@ -21,25 +24,16 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from ..types import Content
 from ._http import read_env
+from ._openai_sdk import OPENAI_SDK
 from ._openai_wire import assemble, build_params, response_from_message, usage_from
-from ._stainless import SdkErrors, StainlessLlm, StainlessSdk
+from ._stainless import StainlessLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
+from .openai_responses import OpenAIResponses
 
-__all__ = ["GROQ", "OPENAI", "Groq", "OpenAI", "OpenAICompatible"]
+__all__ = ["GROQ", "OPENAI", "Groq", "OpenAI", "OpenAICompatible", "OpenAIResponses"]
 
 _REASONING_MODEL = re.compile(r"o\d.*|gpt-5.*")
-
-_SDK = StainlessSdk(
-    client=sdk.AsyncOpenAI,
-    http_client=sdk.DefaultAsyncHttpxClient,
-    errors=SdkErrors(
-        timeout=sdk.APITimeoutError,
-        connection=sdk.APIConnectionError,
-        status=sdk.APIStatusError,
-        api=sdk.APIError,
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -100,7 +94,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
     ) -> None:
         super().__init__(
             model.removeprefix(endpoint.prefix),
-            sdk=_SDK,
+            sdk=OPENAI_SDK,
             provider=endpoint.provider,
             api_key_env=endpoint.api_key_env,
             api_key=api_key,
