@@ -135,12 +135,12 @@ async def measure_step(policy: HistoryPolicy | None, sizes: list[int], steps: in
             run_config=RunConfig(),
             budget=LlmCallBudget(0),
         )
-        await processor.process(ctx, LlmRequest())  # the one-time conversion
+        await processor.process(agent, ctx, LlmRequest())  # the one-time conversion
         times = []
         for _ in range(steps):
             session.events.append(Event(author="user", content=Content.from_text(QUESTION)))
             start = time.perf_counter()
-            await processor.process(ctx, LlmRequest())
+            await processor.process(agent, ctx, LlmRequest())
             times.append(time.perf_counter() - start)
         results.append(statistics.median(times))
     return results

@@ -12,9 +12,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import LlmCallsLimitExceededError
 from .events import EventActions
@@ -27,9 +35,10 @@ from .types import Content
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
-    from .agents.base_agent import BaseAgent
+    from .events import Event
 
 __all__ = [
+    "AgentNode",
     "CallbackContext",
     "InstructionProvider",
     "InvocationContext",
@@ -40,6 +49,50 @@ __all__ = [
 ]
 
 logger = logging.getLogger("steadyflow.context")
+
+
+class AgentNode(Protocol):
+    """What the runtime below ``agents/`` reads of an agent: its place in the tree.
+
+    ``BaseAgent`` is one; contexts, tools and flows depend on this protocol,
+    so imports point from ``agents/`` down, never back up.
+    """
+
+    @property
+    def name(self) -> str:
+        """The agent's name, unique in its tree."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What the agent does (other agents read it to transfer)."""
+        ...
+
+    @property
+    def parent_agent(self) -> AgentNode | None:
+        """The agent above this one."""
+        ...
+
+    @property
+    def root_agent(self) -> AgentNode:
+        """The top of the tree."""
+        ...
+
+    def find_agent(self, name: str) -> AgentNode | None:
+        """This agent or a descendant named ``name``."""
+        ...
+
+    def can_transfer_to_parent(self) -> bool:
+        """Whether this agent may hand the conversation back to its parent."""
+        ...
+
+    def transfer_targets(self) -> Sequence[AgentNode]:
+        """The agents this one may transfer to."""
+        ...
+
+    def run_async(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
+        """Run the agent within the invocation."""
+        ...
 
 
 def new_invocation_id() -> str:
@@ -82,7 +135,7 @@ class InvocationContext:
     """
 
     invocation_id: str
-    agent: BaseAgent
+    agent: AgentNode
     session: Session
     session_service: BaseSessionService
     run_config: RunConfig
@@ -99,7 +152,7 @@ class InvocationContext:
         """Count one provider attempt against ``max_llm_calls``."""
         self.budget.increment()
 
-    def for_agent(self, agent: BaseAgent, branch: str | None = None) -> InvocationContext:
+    def for_agent(self, agent: AgentNode, branch: str | None = None) -> InvocationContext:
         """A context for ``agent`` in the same invocation (self when nothing changes)."""
         if agent is self.agent and (branch is None or branch == self.branch):
             return self

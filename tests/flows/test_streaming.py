@@ -67,7 +67,7 @@ async def test_mode_none_asks_for_one_response():
 
 async def test_response_processors_see_every_chunk_and_the_complete_response():
     class Shout(ResponseProcessor):
-        async def process(self, ctx, response: LlmResponse) -> LlmResponse:
+        async def process(self, agent, ctx, response: LlmResponse) -> LlmResponse:
             return LlmResponse.from_text(response.text.upper(), partial=response.partial)
 
     agent = agent_with(ScriptedLlm([Stream(["ab", "cd"])]))

@@ -109,7 +109,7 @@ async def process(agent: LlmAgent, events: list[Event], *, pair: bool = True) ->
     next to their calls.
     """
     processor = ContentsProcessor(pair_responses=pair)
-    return await processor.process(context(agent, events), LlmRequest())
+    return await processor.process(agent, context(agent, events), LlmRequest())
 
 
 def build_request(agent: LlmAgent, events: list[Event], *, pair: bool = True) -> LlmRequest:

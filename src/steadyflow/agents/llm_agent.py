@@ -219,7 +219,7 @@ class LlmAgent(BaseAgent):
         return targets
 
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        return self.flow.run_async(ctx)
+        return self.flow.run_async(self, ctx)
 
     def _run_live_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        return run_live(self.flow, ctx)
+        return run_live(self.flow, self, ctx)

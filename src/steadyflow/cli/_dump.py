@@ -60,7 +60,7 @@ async def dump_request(
         )
         try:
             with user_errors():
-                request = await agent.flow.preprocess(ctx)
+                request = await agent.flow.preprocess(agent, ctx)
         except ImportError as error:
             raise CliError(str(error)) from error
     text = request.model_dump_json(indent=2)

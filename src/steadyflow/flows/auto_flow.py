@@ -7,13 +7,18 @@ the transferred-to agent continues the same invocation.
 
 from __future__ import annotations
 
-from ..context import InvocationContext
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from ..tools.base_tool import BaseTool
 from ..tools.transfer_to_agent import TRANSFER_TOOL_NAME, transfer_to_agent_tool
 from .base_flow import BaseLlmFlow
 from .processors.agent_transfer import AgentTransferProcessor
 from .processors.tools import ToolsProcessor
 from .single_flow import default_request_processors
+
+if TYPE_CHECKING:
+    from ._agent import FlowAgent
 
 __all__ = ["AutoFlow"]
 
@@ -27,9 +32,9 @@ class AutoFlow(BaseLlmFlow):
         processors.insert(tools_at, AgentTransferProcessor())
         super().__init__(processors)
 
-    def tools_for(self, ctx: InvocationContext) -> dict[str, BaseTool]:
+    def tools_for(self, agent: FlowAgent) -> Mapping[str, BaseTool]:
         """The agent's tools, plus ``transfer_to_agent`` when anyone is reachable."""
-        tools = super().tools_for(ctx)
-        if not ctx.agent.transfer_targets():
+        tools = super().tools_for(agent)
+        if not agent.transfer_targets():
             return tools
         return {**tools, TRANSFER_TOOL_NAME: transfer_to_agent_tool()}

@@ -19,13 +19,13 @@ complete ones, and function calls are acted on only from complete events.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from .. import telemetry
 from .._aio import aclose
-from ..context import CallbackContext, InvocationContext
+from ..context import AgentNode, CallbackContext, InvocationContext
 from ..errors import AgentNotFoundError, AgentTransferError
 from ..events import Event
 from ..models.llm_request import LlmRequest
@@ -39,8 +39,7 @@ from .processors.base import RequestProcessor, ResponseProcessor
 from .response_to_event import response_to_event
 
 if TYPE_CHECKING:
-    from ..agents.base_agent import BaseAgent
-    from ..agents.llm_agent import LlmAgent
+    from ._agent import FlowAgent
 
 __all__ = ["BaseLlmFlow"]
 
@@ -69,14 +68,14 @@ class BaseLlmFlow:
         self.request_processors = request_processors
         self.response_processors = response_processors or []
 
-    def tools_for(self, ctx: InvocationContext) -> dict[str, BaseTool]:
-        """The tools the model may call in this step, by name."""
-        return cast("LlmAgent", ctx.agent).tools_by_name
+    def tools_for(self, agent: FlowAgent) -> Mapping[str, BaseTool]:
+        """The tools the model may call in ``agent``'s steps, by name."""
+        return agent.tools_by_name
 
-    async def run_async(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        """Run steps until the agent's turn is over, inside its ``invoke_agent`` span."""
+    async def run_async(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
+        """Run ``agent``'s steps until its turn is over, inside its ``invoke_agent`` span."""
         span = telemetry.start_agent_span(
-            ctx.agent.name,
+            agent.name,
             conversation_id=ctx.session.id,
             invocation_id=ctx.invocation_id,
             parent=ctx.agent_span,
@@ -85,7 +84,7 @@ class BaseLlmFlow:
         try:
             while True:
                 outcome = _StepOutcome()
-                events = self.run_one_step(ctx, outcome)
+                events = self.run_one_step(agent, ctx, outcome)
                 try:
                     async for event in events:
                         yield event
@@ -106,40 +105,40 @@ class BaseLlmFlow:
             raise
         finally:
             ctx.trace.end_agent_span(
-                span, ctx.agent.name, first_step, ctx.budget.count, ctx.budget.limit
+                span, agent.name, first_step, ctx.budget.count, ctx.budget.limit
             )
 
     async def run_one_step(
-        self, ctx: InvocationContext, outcome: _StepOutcome | None = None
+        self, agent: FlowAgent, ctx: InvocationContext, outcome: _StepOutcome | None = None
     ) -> AsyncIterator[Event]:
         """One logical model call and the tool calls it asked for (one trace step)."""
         outcome = outcome if outcome is not None else _StepOutcome()
-        step = ctx.trace.start_step(ctx.agent.name)
+        step = ctx.trace.start_step(agent.name)
         responses: AsyncIterator[LlmResponse] | None = None
         try:
-            request = await self.preprocess(ctx)
+            request = await self.preprocess(agent, ctx)
             callback_context = CallbackContext(ctx)
             given_ids: list[tuple[str, str]] = []  # a streamed call keeps its id
-            responses = call_llm(ctx, request, callback_context, step)
+            responses = call_llm(agent, ctx, request, callback_context, step)
             async for response in responses:
                 for processor in self.response_processors:
-                    response = await processor.process(ctx, response)
+                    response = await processor.process(agent, ctx, response)
                 if response.partial:
                     # A streamed chunk is one event for display, never acted on.
-                    partial = response_to_event(ctx, response, None)
+                    partial = response_to_event(agent, ctx, response, None)
                     if partial is not None:
                         assign_call_ids(partial.get_function_calls(), given_ids)
                         outcome.last_event = partial
                         yield partial
                     continue
-                completed = self.postprocess(ctx, response, callback_context, given_ids)
+                completed = self.postprocess(agent, ctx, response, callback_context, given_ids)
                 if completed is None:
                     continue
                 event, calls = completed
                 outcome.last_event = event
                 yield event
                 if calls and not ctx.end_invocation:
-                    follow_ups = self.run_tools(ctx, calls, outcome, step)
+                    follow_ups = self.run_tools(agent, ctx, calls, outcome, step)
                     try:
                         async for follow_up in follow_ups:
                             outcome.last_event = follow_up
@@ -151,15 +150,16 @@ class BaseLlmFlow:
                 await aclose(responses)
             ctx.trace.end_step(step)
 
-    async def preprocess(self, ctx: InvocationContext) -> LlmRequest:
+    async def preprocess(self, agent: FlowAgent, ctx: InvocationContext) -> LlmRequest:
         """Build this step's request with the request processors."""
         request = LlmRequest()
         for processor in self.request_processors:
-            request = await processor.process(ctx, request)
+            request = await processor.process(agent, ctx, request)
         return request
 
     def postprocess(
         self,
+        agent: FlowAgent,
         ctx: InvocationContext,
         response: LlmResponse,
         callback_context: CallbackContext,
@@ -171,23 +171,26 @@ class BaseLlmFlow:
         long-running list; an action that ends the invocation ends it once
         the event is out.
         """
-        event = response_to_event(ctx, response, callback_context.pending_actions())
+        event = response_to_event(agent, ctx, response, callback_context.pending_actions())
         if event is None:
             return None
-        calls = prepare_calls(event, self.tools_for(ctx), given_ids)
+        calls = prepare_calls(event, self.tools_for(agent), given_ids)
         if event.actions.end_invocation:
             ctx.end_invocation = True
         return event, calls
 
     async def run_tools(
         self,
+        agent: FlowAgent,
         ctx: InvocationContext,
         calls: list[FunctionCall],
         outcome: _StepOutcome,
         step: StepTrace | None = None,
     ) -> AsyncIterator[Event]:
         """Run a complete event's function calls: their response event, then any transfer."""
-        response_event = await execute_function_calls(ctx, calls, self.tools_for(ctx), step)
+        response_event = await execute_function_calls(
+            agent, ctx, calls, self.tools_for(agent), step
+        )
         if response_event is None:
             return
         yield response_event
@@ -196,15 +199,17 @@ class BaseLlmFlow:
         target_name = response_event.actions.transfer_to_agent
         if target_name:
             outcome.handed_over = True
-            transferred = self._transfer(ctx, target_name)
+            transferred = self._transfer(agent, ctx, target_name)
             try:
                 async for event in transferred:
                     yield event
             finally:
                 await aclose(transferred)
 
-    async def _transfer(self, ctx: InvocationContext, target_name: str) -> AsyncIterator[Event]:
-        target = transfer_target(ctx.agent, target_name)
+    async def _transfer(
+        self, agent: FlowAgent, ctx: InvocationContext, target_name: str
+    ) -> AsyncIterator[Event]:
+        target = transfer_target(agent, target_name)
         events = target.run_async(ctx)
         try:
             async for event in events:
@@ -213,7 +218,7 @@ class BaseLlmFlow:
             await aclose(events)
 
 
-def transfer_target(agent: BaseAgent, target_name: str) -> BaseAgent:
+def transfer_target(agent: AgentNode, target_name: str) -> AgentNode:
     """The agent ``agent`` hands over to, if the tree's rules allow it.
 
     Whoever set ``actions.transfer_to_agent`` (the built-in tool, a user's

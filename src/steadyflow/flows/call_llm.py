@@ -27,7 +27,7 @@ from ..tracing import StepTrace
 from .callbacks import run_callbacks
 
 if TYPE_CHECKING:
-    from ..agents.llm_agent import LlmAgent
+    from ._agent import FlowAgent
 
 __all__ = ["SHORT_CIRCUIT_KEY", "call_llm"]
 
@@ -35,7 +35,7 @@ SHORT_CIRCUIT_KEY = "steadyflow.short_circuit"
 
 
 async def _after_model(
-    agent: LlmAgent, callback_context: CallbackContext, response: LlmResponse
+    agent: FlowAgent, callback_context: CallbackContext, response: LlmResponse
 ) -> LlmResponse:
     if not agent.after_model_callbacks:
         return response
@@ -46,7 +46,7 @@ async def _after_model(
 
 
 def _call_model(
-    ctx: InvocationContext, agent: LlmAgent, request: LlmRequest, step: StepTrace | None
+    ctx: InvocationContext, agent: FlowAgent, request: LlmRequest, step: StepTrace | None
 ) -> AsyncIterator[LlmResponse]:
     """The model's responses under the retry policy, recorded in the trace as they come."""
     if ctx.on_model_request is not None:
@@ -74,6 +74,7 @@ def _call_model(
 
 
 def call_llm(
+    agent: FlowAgent,
     ctx: InvocationContext,
     request: LlmRequest,
     callback_context: CallbackContext,
@@ -86,7 +87,6 @@ def call_llm(
     the retry loop's generator itself: a layer with nothing to do would cost
     on every response.
     """
-    agent = cast("LlmAgent", ctx.agent)
     if (
         agent.before_model_callbacks
         or agent.after_model_callbacks
@@ -98,7 +98,7 @@ def call_llm(
 
 async def _call_with_callbacks(
     ctx: InvocationContext,
-    agent: LlmAgent,
+    agent: FlowAgent,
     request: LlmRequest,
     callback_context: CallbackContext,
     step: StepTrace | None,
@@ -130,7 +130,7 @@ async def _call_with_callbacks(
 
 async def _guarded_call(
     ctx: InvocationContext,
-    agent: LlmAgent,
+    agent: FlowAgent,
     request: LlmRequest,
     callback_context: CallbackContext,
     step: StepTrace | None,

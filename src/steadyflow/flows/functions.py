@@ -18,6 +18,8 @@ import asyncio
 import copy
 import logging
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel
@@ -32,7 +34,7 @@ from ..types import Content, FunctionCall, Part
 from .callbacks import run_callbacks
 
 if TYPE_CHECKING:
-    from ..agents.llm_agent import LlmAgent
+    from ._agent import FlowAgent
 
 __all__ = ["assign_call_ids", "execute_function_calls", "prepare_calls"]
 
@@ -62,7 +64,7 @@ def assign_call_ids(calls: list[FunctionCall], given: list[tuple[str, str]]) -> 
 
 
 def prepare_calls(
-    event: Event, tools: dict[str, BaseTool], given: list[tuple[str, str]] | None = None
+    event: Event, tools: Mapping[str, BaseTool], given: list[tuple[str, str]] | None = None
 ) -> list[FunctionCall]:
     """Ready a complete event's calls before it is stored (in place); returns them.
 
@@ -87,7 +89,7 @@ def _as_response_dict(value: Any) -> dict[str, Any]:
 
 
 async def _run_tool(
-    agent: LlmAgent,
+    agent: FlowAgent,
     tool: BaseTool,
     args: dict[str, Any],
     tool_context: ToolContext,
@@ -113,31 +115,33 @@ async def _run_tool(
         return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
 
 
-async def _call_one(
-    ctx: InvocationContext,
-    call: FunctionCall,
-    tools: dict[str, BaseTool],
-    step: StepTrace | None,
-    batch_state: dict[str, Any] | None,
-) -> tuple[Part | None, EventActions | None]:
+@dataclass(frozen=True)
+class _Batch:
+    """One event's calls: whose they are, where they run, what they share."""
+
+    agent: FlowAgent
+    ctx: InvocationContext
+    tools: Mapping[str, BaseTool]
+    step: StepTrace | None
+    state: dict[str, Any] | None  # the calls' state writes, when they run side by side
+
+
+async def _call_one(batch: _Batch, call: FunctionCall) -> tuple[Part | None, EventActions | None]:
     """One call inside its ``execute_tool`` span and trace record."""
-    with ctx.trace.tool_call(step, call.name, call.id, ctx.agent_span) as scope:
+    ctx = batch.ctx
+    with ctx.trace.tool_call(batch.step, call.name, call.id, ctx.agent_span) as scope:
         scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
-        tool_context = ToolContext(ctx, function_call_id=call.id, batch_state=batch_state)
-        part, actions = await _dispatch(ctx, call, tools, tool_context, scope)
+        tool_context = ToolContext(ctx, function_call_id=call.id, batch_state=batch.state)
+        part, actions = await _dispatch(batch, call, tool_context, scope)
         if part is not None and part.function_response is not None:
             scope.content(telemetry.ATTR_TOOL_CALL_RESULT, part.function_response.response)
         return part, actions
 
 
 async def _dispatch(
-    ctx: InvocationContext,
-    call: FunctionCall,
-    tools: dict[str, BaseTool],
-    tool_context: ToolContext,
-    scope: ToolCallScope,
+    batch: _Batch, call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope
 ) -> tuple[Part | None, EventActions | None]:
-    agent = cast("LlmAgent", ctx.agent)
+    agent, tools = batch.agent, batch.tools
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(tools) or "(none)"
@@ -185,9 +189,10 @@ def _merge(actions: list[EventActions | None]) -> EventActions | None:
 
 
 async def execute_function_calls(
+    agent: FlowAgent,
     ctx: InvocationContext,
     calls: list[FunctionCall],
-    tools: dict[str, BaseTool],
+    tools: Mapping[str, BaseTool],
     step: StepTrace | None = None,
 ) -> Event | None:
     """Run ``calls`` (one event's, prepared); the function-response event, or None if none answered.
@@ -195,20 +200,18 @@ async def execute_function_calls(
     Each call is recorded in ``step`` of the invocation's trace (when given).
     """
     if len(calls) == 1:
-        results = [await _call_one(ctx, calls[0], tools, step, None)]
+        results = [await _call_one(_Batch(agent, ctx, tools, step, None), calls[0])]
     else:
-        batch_state: dict[str, Any] = {}  # siblings read each other's writes at once
+        batch = _Batch(agent, ctx, tools, step, {})  # siblings read each other's writes at once
         async with asyncio.TaskGroup() as group:
-            tasks = [
-                group.create_task(_call_one(ctx, call, tools, step, batch_state)) for call in calls
-            ]
+            tasks = [group.create_task(_call_one(batch, call)) for call in calls]
         results = [task.result() for task in tasks]
     parts = [part for part, _ in results if part is not None]
     if not parts:
         return None
     event = Event(
         invocation_id=ctx.invocation_id,
-        author=ctx.agent.name,
+        author=agent.name,
         content=Content(role="user", parts=parts),
     )
     # Set after: few fields passed keep the fields-set small (and NO_ACTIONS shared).

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from ..context import InvocationContext
 from ..events import Event
@@ -21,7 +21,7 @@ from .functions import execute_function_calls, prepare_calls
 from .response_to_event import response_to_event
 
 if TYPE_CHECKING:
-    from ..agents.llm_agent import LlmAgent
+    from ._agent import FlowAgent
     from .base_flow import BaseLlmFlow
 
 __all__ = ["run_live"]
@@ -39,27 +39,29 @@ async def _pump(queue: LiveRequestQueue, connection: BaseLlmConnection) -> None:
             await connection.send_realtime(item.blob.data, item.blob.mime_type)
 
 
-async def run_live(flow: BaseLlmFlow, ctx: InvocationContext) -> AsyncIterator[Event]:
+async def run_live(
+    flow: BaseLlmFlow, agent: FlowAgent, ctx: InvocationContext
+) -> AsyncIterator[Event]:
     """Events of a live invocation until the queue is closed or the model ends."""
     queue = ctx.live_request_queue
     if not isinstance(queue, LiveRequestQueue):
         raise ValueError("run_live needs a LiveRequestQueue on the invocation context")
-    request = await flow.preprocess(ctx)
+    request = await flow.preprocess(agent, ctx)
     ctx.increment_llm_call_count()
-    llm = cast("LlmAgent", ctx.agent).canonical_model
+    llm = agent.canonical_model
     connection = llm.connect(request)
     sender = asyncio.create_task(_pump(queue, connection))
-    tools = flow.tools_for(ctx)
+    tools = flow.tools_for(agent)
     try:
         async for response in connection.receive():
-            event = response_to_event(ctx, response, None)
+            event = response_to_event(agent, ctx, response, None)
             if event is None:
                 continue
             calls = [] if event.partial else prepare_calls(event, tools)
             yield event
             if not calls:
                 continue
-            response_event = await execute_function_calls(ctx, calls, tools)
+            response_event = await execute_function_calls(agent, ctx, calls, tools)
             if response_event is not None:
                 yield response_event
                 assert response_event.content is not None

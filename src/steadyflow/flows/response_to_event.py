@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -13,7 +13,7 @@ from ..events import NO_ACTIONS, Event, EventActions
 from ..models.llm_response import LlmResponse
 
 if TYPE_CHECKING:
-    from ..agents.llm_agent import LlmAgent
+    from ._agent import FlowAgent
 
 __all__ = ["response_to_event"]
 
@@ -36,7 +36,7 @@ _RESPONSE_FIELDS = (
 )
 
 
-def _output_value(agent: LlmAgent, text: str) -> object:
+def _output_value(agent: FlowAgent, text: str) -> object:
     """The value ``output_key`` stores: the validated JSON object, or the text."""
     schema = agent.output_schema
     if schema is None:
@@ -54,7 +54,7 @@ def _output_value(agent: LlmAgent, text: str) -> object:
 
 
 def response_to_event(
-    ctx: InvocationContext, response: LlmResponse, actions: EventActions | None
+    agent: FlowAgent, ctx: InvocationContext, response: LlmResponse, actions: EventActions | None
 ) -> Event | None:
     """The event for ``response``, or None when it carries nothing.
 
@@ -64,7 +64,6 @@ def response_to_event(
     """
     if response.content is None and response.error_code is None and not response.turn_complete:
         return None
-    agent = cast("LlmAgent", ctx.agent)
     fields: dict[str, Any] = {"invocation_id": ctx.invocation_id, "author": agent.name}
     # Only what is set: each field passed is validated and kept in the event's
     # fields-set (whose memory grows past four names), on every model call.

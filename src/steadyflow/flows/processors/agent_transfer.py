@@ -6,10 +6,15 @@ flow's ``tools_for``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...context import InvocationContext
 from ...models.llm_request import LlmRequest
 from ...tools.transfer_to_agent import TRANSFER_TOOL_NAME
 from .base import RequestProcessor
+
+if TYPE_CHECKING:
+    from .._agent import FlowAgent
 
 __all__ = ["AgentTransferProcessor"]
 
@@ -17,9 +22,10 @@ __all__ = ["AgentTransferProcessor"]
 class AgentTransferProcessor(RequestProcessor):
     """Lists the transfer targets and how to use ``transfer_to_agent``."""
 
-    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+    async def process(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest:
         """Add the transfer instructions when there is anyone to transfer to."""
-        agent = ctx.agent
         targets = agent.transfer_targets()
         if not targets:
             return request

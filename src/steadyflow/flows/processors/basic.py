@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from ...context import InvocationContext
 from ...models.llm_request import LlmRequest
 from .base import RequestProcessor
 
 if TYPE_CHECKING:
-    from ...agents.llm_agent import LlmAgent
+    from .._agent import FlowAgent
 
 __all__ = ["BasicProcessor"]
 
@@ -17,9 +17,10 @@ __all__ = ["BasicProcessor"]
 class BasicProcessor(RequestProcessor):
     """Sets ``request.model`` and copies the agent's ``generate_content_config``."""
 
-    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+    async def process(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest:
         """Set the model name and a private copy of the generation config."""
-        agent = cast("LlmAgent", ctx.agent)
         request.model = agent.canonical_model.model
         if agent.generate_content_config is not None:
             request.config = agent.generate_content_config.model_copy(deep=True)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from ...context import InvocationContext
 from ...events import Event
@@ -43,7 +43,7 @@ from .base import RequestProcessor
 from .history import HistoryView, history_contents, warn_if_over
 
 if TYPE_CHECKING:
-    from ...agents.llm_agent import LlmAgent
+    from .._agent import FlowAgent
 
 __all__ = ["ContentsProcessor", "event_to_content"]
 
@@ -122,9 +122,10 @@ class ContentsProcessor(RequestProcessor):
         self.pair_responses = pair_responses
         self._cache: OrderedDict[tuple[str, str | None], _Converted] = OrderedDict()
 
-    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+    async def process(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest:
         """Set the contents the agent sees."""
-        agent = cast("LlmAgent", ctx.agent)
         events = ctx.session.events
         policy = agent.history
         if agent.include_contents == "none":

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...context import InvocationContext
 from ...models.llm_request import LlmRequest
 from .base import RequestProcessor
+
+if TYPE_CHECKING:
+    from .._agent import FlowAgent
 
 __all__ = ["IdentityProcessor"]
 
@@ -12,9 +17,10 @@ __all__ = ["IdentityProcessor"]
 class IdentityProcessor(RequestProcessor):
     """Adds the agent's name and description to the system instruction."""
 
-    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+    async def process(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest:
         """Add one identity paragraph."""
-        agent = ctx.agent
         text = f'You are an agent. Your internal name is "{agent.name}".'
         if agent.description:
             text += f' The description about you is "{agent.description}".'

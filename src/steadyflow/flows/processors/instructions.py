@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ...context import InstructionProvider, InvocationContext, ReadonlyContext
 from ...errors import MissingStateKeyError
@@ -25,7 +25,7 @@ from ...models.llm_request import LlmRequest
 from .base import RequestProcessor
 
 if TYPE_CHECKING:
-    from ...agents.llm_agent import LlmAgent
+    from .._agent import FlowAgent
 
 __all__ = ["InstructionsProcessor", "fill_template", "render_instruction"]
 
@@ -63,9 +63,10 @@ async def render_instruction(
 class InstructionsProcessor(RequestProcessor):
     """Appends the root's global instruction and the agent's own instruction."""
 
-    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+    async def process(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest:
         """Add the filled-in instructions to the system instruction."""
-        agent = cast("LlmAgent", ctx.agent)
         texts = []
         for instruction in (agent.global_instruction_of_tree(), agent.instruction):
             if instruction:

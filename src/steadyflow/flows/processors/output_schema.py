@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from ...context import InvocationContext
 from ...models.llm_request import LlmRequest
 from .base import RequestProcessor
 
 if TYPE_CHECKING:
-    from ...agents.llm_agent import LlmAgent
+    from .._agent import FlowAgent
 
 __all__ = ["OutputSchemaProcessor"]
 
@@ -17,9 +17,10 @@ __all__ = ["OutputSchemaProcessor"]
 class OutputSchemaProcessor(RequestProcessor):
     """Sets ``response_schema`` from ``LlmAgent.output_schema`` when there is one."""
 
-    async def process(self, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+    async def process(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest:
         """Attach the JSON schema (computed once per agent)."""
-        agent = cast("LlmAgent", ctx.agent)
         schema = agent.output_json_schema
         if schema is not None:
             request.set_output_schema(schema)
