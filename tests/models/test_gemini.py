@@ -124,3 +124,12 @@ async def test_gemini_api_key_is_used_when_google_api_key_is_unset(
     finally:
         await llm.aclose()
     assert emu.attempts("gemini") == 1
+
+
+@module_loop
+async def test_labels_reach_the_api_without_being_refused(
+    emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["ok"])
+    await run(make_llm("gemini", emu), ask(labels={"team": "support"}))
+    assert emu.requests[-1].body["labels"] == {"team": "support"}

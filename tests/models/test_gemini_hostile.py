@@ -135,14 +135,22 @@ async def test_usage_ids_and_grounding_are_the_same_streamed_and_not(
     assert [p.text for p in partials] == ["Paris is", " the capital."]
 
 
-@STREAMS
+CUT = json.dumps(WHOLE).encode()[:60]
+
+
+@pytest.mark.parametrize(
+    ("stream", "cut"),
+    [
+        (True, streamed(*CHUNKS[:2])),
+        (True, Reply(body=[*sse(json.dumps(CHUNKS[0])), b"data: " + CUT], framing="close")),
+        (False, Reply(body=[CUT], framing="close")),
+    ],
+    ids=["sse-ends-before-finish", "sse-cut-inside-an-event", "none-cut-inside-the-body"],
+)
 async def test_an_answer_without_its_finish_is_a_connection_error(
-    stream: bool, server: HostileServer
+    stream: bool, cut: Reply, server: HostileServer
 ) -> None:
-    # Streamed: the body ends cleanly before the chunk with finishReason.
-    # Not streamed: a close-delimited body stops inside its JSON.
-    cut = streamed(*CHUNKS[:2]) if stream else whole(json.dumps(WHOLE).encode()[:60])
-    server.script(cut if stream else Reply(body=cut.body, framing="close"))
+    server.script(cut)
     _, error = await call(adapter(server), stream)
     assert isinstance(error, ModelConnectionError)
     assert adapter(server).is_exception_retryable(error, CODES)

@@ -155,17 +155,12 @@ class Gemini(BaseLlm):
             detail = redact(exc.message or exc.status or "", secret)
             status = exc.code if isinstance(exc.code, int) and exc.code >= 400 else 500
             raise http_error(name, model, status, headers, exc.details, detail, hint) from exc
-        except json.JSONDecodeError as exc:
-            if not (stream and is_cut_json(exc)):
-                raise ModelResponseError(
-                    f"{name} model {model!r} sent an unusable answer: {exc}",
-                    provider=name,
-                    body=exc.doc,
-                ) from exc
-            raise ModelConnectionError(
-                f"{name} model {model!r}: the answer was cut off ({exc})", provider=name
-            ) from exc
         except Exception as exc:
+            if stream and _cut_event(exc):
+                raise ModelConnectionError(
+                    f"{name} model {model!r}: the stream ended inside an event",
+                    provider=name,
+                ) from exc
             mapped = other_sdk_error(
                 exc, name, model, secret, (sdk_errors.UnknownApiResponseError,)
             )
@@ -194,6 +189,12 @@ class Gemini(BaseLlm):
             if hint is not None:
                 return hint
         return super().retry_after(error)
+
+
+def _cut_event(error: Exception) -> bool:
+    """Whether ``error`` is an SSE event that could not be parsed because it stops early."""
+    decode = error if isinstance(error, json.JSONDecodeError) else error.__cause__
+    return isinstance(decode, json.JSONDecodeError) and is_cut_json(decode)
 
 
 async def _close_client(client: Any) -> None:

@@ -47,6 +47,8 @@ _REQUEST_FIELDS = frozenset(
         "systemInstruction",
         "generationConfig",
         "cachedContent",
+        "labels",
+        "serviceTier",
         "model",
     }
 )
