@@ -2,7 +2,14 @@
 
 Kept apart from the adapter so the mapping rules can be read (and tested)
 on their own: roles, tool calls and tool messages paired by id, JSON-schema
-tools, structured output, usage and finish reasons.
+tools, structured output, reasoning effort, usage and finish reasons.
+
+Reasoning: ``GenerateContentConfig.thinking`` becomes ``reasoning_effort``
+(its ``effort``, or one derived from ``budget_tokens``: 0 is ``minimal``, up
+to 2,048 ``low``, up to 16,384 ``medium``, above that ``high``; the same rule
+as the Responses adapter). Chat Completions returns no thought text, so
+``include_thoughts`` has nothing to ask for here (the Responses adapter
+returns reasoning summaries).
 """
 
 from __future__ import annotations
@@ -14,10 +21,23 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..types import Content, FunctionCall, GenerateContentConfig, Part, UsageMetadata
 from ._http import finish_fields, parse_arguments
+from ._provider_data import own_parts
+from ._responses_wire import _effort as reasoning_effort
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
-__all__ = ["build_params", "finish_reason", "response_from_message", "usage_from"]
+__all__ = [
+    "PROVIDER",
+    "assemble",
+    "build_params",
+    "finish_reason",
+    "reasoning_effort",
+    "response_from_message",
+    "usage_from",
+]
+
+PROVIDER = "openai"
+"""``ProviderData.provider`` of what Chat Completions issues (Groq's endpoint: "groq")."""
 
 _FINISH = {
     "stop": "STOP",
@@ -40,7 +60,7 @@ def _call_id(call: FunctionCall) -> str:
 
 
 def _user_part(part: Part) -> dict[str, Any] | None:
-    if part.text is not None and not part.thought:
+    if part.text and not part.thought:
         return {"type": "text", "text": part.text}
     if part.inline_data is not None:
         blob = part.inline_data
@@ -53,9 +73,9 @@ def _user_part(part: Part) -> dict[str, Any] | None:
     return None
 
 
-def _model_message(content: Content) -> dict[str, Any] | None:
-    text = "".join(p.text for p in content.parts if p.text and not p.thought)
-    calls = [p.function_call for p in content.parts if p.function_call is not None]
+def _model_message(parts: list[Part]) -> dict[str, Any] | None:
+    text = "".join(p.text for p in parts if p.text and not p.thought)
+    calls = [p.function_call for p in parts if p.function_call is not None]
     if not text and not calls:
         return None
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -71,9 +91,9 @@ def _model_message(content: Content) -> dict[str, Any] | None:
     return message
 
 
-def _user_messages(content: Content) -> list[dict[str, Any]]:
+def _user_messages(parts: list[Part]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
-    for part in content.parts:
+    for part in parts:
         response = part.function_response
         if response is not None:
             messages.append(
@@ -83,7 +103,7 @@ def _user_messages(content: Content) -> list[dict[str, Any]]:
                     "content": json.dumps(response.response),
                 }
             )
-    pieces = [p for p in (_user_part(part) for part in content.parts) if p is not None]
+    pieces = [p for p in (_user_part(part) for part in parts) if p is not None]
     if pieces:
         only_text = all(p["type"] == "text" for p in pieces)
         body: Any = "".join(p["text"] for p in pieces) if only_text else pieces
@@ -91,18 +111,23 @@ def _user_messages(content: Content) -> list[dict[str, Any]]:
     return messages
 
 
-def messages_from(request: LlmRequest) -> list[dict[str, Any]]:
-    """Chat messages: the system instruction, then the contents in order."""
+def messages_from(request: LlmRequest, provider: str, model: str) -> list[dict[str, Any]]:
+    """Chat messages: the system instruction, then the contents in order.
+
+    Empty text parts are not sent (the API refuses empty content), and no
+    other provider's opaque data or thoughts (``own_parts``).
+    """
     messages: list[dict[str, Any]] = []
     if request.config.system_instruction:
         messages.append({"role": "system", "content": request.config.system_instruction})
     for content in request.contents:
+        parts = own_parts(content, provider, model)
         if content.role == "model":
-            message = _model_message(content)
+            message = _model_message(parts)
             if message is not None:
                 messages.append(message)
         else:
-            messages.extend(_user_messages(content))
+            messages.extend(_user_messages(parts))
     return messages
 
 
@@ -121,12 +146,17 @@ def _generation(config: GenerateContentConfig, max_tokens_name: str) -> dict[str
         params["response_format"] = {"type": "json_schema", "json_schema": schema}
     elif config.response_mime_type == "application/json":
         params["response_format"] = {"type": "json_object"}
+    if config.thinking is not None:
+        params["reasoning_effort"] = reasoning_effort(config.thinking)
     return params
 
 
-def build_params(request: LlmRequest, model: str, max_tokens_name: str) -> dict[str, Any]:
+def build_params(
+    request: LlmRequest, model: str, max_tokens_name: str, provider: str = PROVIDER
+) -> dict[str, Any]:
     """Keyword arguments for ``chat.completions.create`` (without ``stream``)."""
-    params: dict[str, Any] = {"model": model, "messages": messages_from(request)}
+    messages = messages_from(request, provider, model)
+    params: dict[str, Any] = {"model": model, "messages": messages}
     if request.config.tools:
         params["tools"] = [
             {
@@ -143,17 +173,31 @@ def build_params(request: LlmRequest, model: str, max_tokens_name: str) -> dict[
     return params
 
 
+def _field(obj: Any, name: str) -> Any:
+    """``obj.name`` for an SDK object, ``obj[name]`` for a raw dict (Groq's ``x_groq``)."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
 def usage_from(usage: Any) -> UsageMetadata | None:
-    """``UsageMetadata`` from a ``CompletionUsage`` (None when absent)."""
+    """``UsageMetadata`` from a ``CompletionUsage`` or its dict (None when absent).
+
+    ``prompt_tokens`` includes cached and cache-write tokens, and
+    ``completion_tokens`` includes reasoning tokens, as ``UsageMetadata`` counts them.
+    """
     if usage is None:
         return None
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    prompt = _field(usage, "prompt_tokens_details")
+    completion = _field(usage, "completion_tokens_details")
+    inputs, outputs = _field(usage, "prompt_tokens") or 0, _field(usage, "completion_tokens") or 0
     return UsageMetadata(
-        input_tokens=usage.prompt_tokens or 0,
-        output_tokens=usage.completion_tokens or 0,
-        total_tokens=usage.total_tokens or 0,
-        cached_input_tokens=cached,
+        input_tokens=inputs,
+        output_tokens=outputs,
+        total_tokens=_field(usage, "total_tokens") or inputs + outputs,
+        cached_input_tokens=_field(prompt, "cached_tokens"),
+        cache_write_tokens=_field(prompt, "cache_write_tokens"),
+        reasoning_tokens=_field(completion, "reasoning_tokens"),
     )
 
 
@@ -164,11 +208,15 @@ def assemble(
     usage: UsageMetadata | None,
     model_version: str | None,
     refusal: str | None = None,
+    *,
+    response_id: str | None = None,
+    service_tier: str | None = None,
 ) -> LlmResponse:
     """The complete response from text and ``(id, name, arguments JSON)`` calls.
 
     A ``refusal`` (the model declined to answer) with no text or calls gives
-    ``error_code="REFUSAL"`` and the refusal as ``error_message``.
+    ``error_code="REFUSAL"`` and the refusal as ``error_message``. Empty text
+    gives no text part (a stream may end with an empty delta after its calls).
     """
     parts = [Part(text=text)] if text else []
     malformed: list[str] = []
@@ -186,7 +234,14 @@ def assemble(
         fields["error_code"] = "REFUSAL"
         fields["error_message"] = refusal
     content = Content(role="model", parts=parts) if parts else None
-    return LlmResponse(content=content, usage_metadata=usage, model_version=model_version, **fields)
+    return LlmResponse(
+        content=content,
+        usage_metadata=usage,
+        model_version=model_version,
+        response_id=response_id,
+        service_tier=service_tier,
+        **fields,
+    )
 
 
 def response_from_message(completion: Any) -> LlmResponse:
@@ -196,6 +251,7 @@ def response_from_message(completion: Any) -> LlmResponse:
             error_code="NO_CHOICES",
             error_message="the provider returned no choices",
             usage_metadata=usage_from(completion.usage),
+            response_id=completion.id,
         )
     choice = completion.choices[0]
     message = choice.message
@@ -211,4 +267,6 @@ def response_from_message(completion: Any) -> LlmResponse:
         usage_from(completion.usage),
         completion.model,
         getattr(message, "refusal", None),
+        response_id=completion.id,
+        service_tier=completion.service_tier,
     )

@@ -289,6 +289,7 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
     def _in_stream_error(
         self, body: object, headers: dict[str, str], detail: str
     ) -> ModelHTTPError:
+        """The HTTP error an error payload under status 200 (a stream's or a body's) stands for."""
         status = stream_error_status(body)
         message = (
             f"{self.provider} model {self.model!r} sent an error inside its stream "

@@ -22,10 +22,11 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("openai", "openai", "OpenAI")) from exc
 
-from ..types import Content
+from ..errors import ModelResponseError
 from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
-from ._openai_wire import assemble, build_params, response_from_message, usage_from
+from ._openai_stream import aggregate
+from ._openai_wire import build_params, response_from_message
 from ._stainless import StainlessLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
@@ -113,19 +114,41 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
     async def generate_content_async(
         self, request: LlmRequest, stream: bool = False
     ) -> AsyncIterator[LlmResponse]:
-        """Call Chat Completions; see ``BaseLlm.generate_content_async``."""
+        """Call Chat Completions; see ``BaseLlm.generate_content_async``.
+
+        A streamed call closes its HTTP stream when it ends, however it ends
+        (a consumer that stops early included), so the provider stops
+        generating at once instead of at garbage collection.
+        """
         client = self._clients.get()
-        params = build_params(request, self.model, self._max_tokens_name())
+        params = build_params(request, self.model, self._max_tokens_name(), self.provider)
         with self._map_errors():
             if not stream:
                 completion = await client.chat.completions.create(**params)
+                self._check_completion(completion)
                 yield response_from_message(completion)
                 return
             chunks = await client.chat.completions.create(
                 **params, stream=True, stream_options={"include_usage": True}
             )
-            async for response in _aggregate(chunks):
-                yield response
+            try:
+                async for response in aggregate(chunks, self.provider, self.model):
+                    yield response
+            finally:
+                await chunks.close()
+
+    def _check_completion(self, completion: sdk.types.chat.ChatCompletion) -> None:
+        """Raise for a 200 answer that is an error payload, or no chat completion at all."""
+        payload = getattr(completion, "error", None)
+        if payload is not None:
+            detail = payload.get("message", "") if isinstance(payload, dict) else str(payload)
+            raise self._in_stream_error({"error": payload}, {}, str(detail))
+        if getattr(completion, "choices", None) is None:
+            raise ModelResponseError(
+                f"{self.provider} model {self.model!r} answered HTTP 200 without a chat completion",
+                provider=self.provider,
+                body=completion.model_dump(),
+            )
 
 
 def Groq(model: str, **options: Any) -> OpenAI:
@@ -136,34 +159,3 @@ def Groq(model: str, **options: Any) -> OpenAI:
     ``openai/gpt-oss-120b``. Takes the same options as ``OpenAI``.
     """
     return OpenAI(model, endpoint=GROQ, **options)
-
-
-async def _aggregate(chunks: Any) -> AsyncIterator[LlmResponse]:
-    """Partial responses for text deltas, then the complete aggregate."""
-    text: list[str] = []
-    refusal: list[str] = []
-    calls: dict[int, list[Any]] = {}
-    finish: str | None = None
-    usage = None
-    model_version: str | None = None
-    async for chunk in chunks:
-        model_version = chunk.model or model_version
-        if chunk.usage is not None:
-            usage = usage_from(chunk.usage)
-        for choice in chunk.choices[:1]:
-            delta = choice.delta
-            if delta.content:
-                text.append(delta.content)
-                yield LlmResponse(
-                    content=Content.from_text(delta.content, role="model"), partial=True
-                )
-            refusal.append(getattr(delta, "refusal", None) or "")
-            for tool_call in delta.tool_calls or []:
-                slot = calls.setdefault(tool_call.index, [None, "", ""])
-                slot[0] = tool_call.id or slot[0]
-                if tool_call.function is not None:
-                    slot[1] += tool_call.function.name or ""
-                    slot[2] += tool_call.function.arguments or ""
-            finish = choice.finish_reason or finish
-    ordered = [tuple(calls[i]) for i in sorted(calls)]
-    yield assemble("".join(text), ordered, finish, usage, model_version, "".join(refusal))
