@@ -12,7 +12,14 @@ from steadyflow.models._openai_wire import assemble, build_params
 from steadyflow.models.openai import Groq, OpenAI
 from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing.emulator import Fault
-from steadyflow.types import Content, GenerateContentConfig, Part
+from steadyflow.types import (
+    Content,
+    FunctionCall,
+    FunctionResponse,
+    GenerateContentConfig,
+    Part,
+    ThinkingConfig,
+)
 from tests.models.providers import SECRET, Emulate, MakeLlm
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
@@ -153,3 +160,42 @@ async def test_groq_sends_its_openai_prefixed_models_by_their_full_name(
         finally:
             await llm.aclose()
     assert [r.model for r in emu.requests] == ["openai/gpt-oss-120b"] * 2
+
+
+@pytest.mark.parametrize(
+    ("thinking", "effort"),
+    [
+        (ThinkingConfig(effort="high"), "high"),
+        (ThinkingConfig(effort="minimal", budget_tokens=30000), "minimal"),
+        (ThinkingConfig(budget_tokens=0), "minimal"),
+        (ThinkingConfig(budget_tokens=1024), "low"),
+        (ThinkingConfig(budget_tokens=8000), "medium"),
+        (ThinkingConfig(budget_tokens=32000), "high"),
+        (ThinkingConfig(include_thoughts=True), "medium"),
+    ],
+)
+def test_thinking_becomes_reasoning_effort(thinking: ThinkingConfig, effort: str) -> None:
+    params = build_params(ask(thinking=thinking), "o4-mini", "max_completion_tokens")
+    assert params["reasoning_effort"] == effort
+
+
+def test_no_thinking_sends_no_reasoning_effort() -> None:
+    assert "reasoning_effort" not in build_params(ask(), "gpt-4o", "max_completion_tokens")
+
+
+def test_empty_text_parts_are_not_sent_back() -> None:
+    call = FunctionCall(id="call_1", name="lookup_order", args={"order_id": "812"})
+    history = [
+        Content.from_text("Where is 812?"),
+        Content(role="model", parts=[Part(function_call=call), Part(text="")]),
+        Content(
+            role="user",
+            parts=[
+                Part(function_response=FunctionResponse(id="call_1", name="lookup_order")),
+                Part(text=""),
+            ],
+        ),
+    ]
+    messages = build_params(LlmRequest(contents=history), "gpt-4o", "max_tokens")["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool"]
+    assert messages[1]["content"] is None

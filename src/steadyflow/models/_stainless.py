@@ -25,9 +25,10 @@ follows from that, once for every adapter built on them:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Collection, Iterator, Mapping
+import json
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from ..errors import (
     ModelConnectionError,
@@ -38,6 +39,7 @@ from ..errors import (
 )
 from ._http import (
     LoopLocal,
+    cut_body_error,
     http_error,
     is_transport_error,
     lower_headers,
@@ -125,6 +127,7 @@ class _SdkClient(Protocol):
 
 
 ClientT = TypeVar("ClientT", bound=_SdkClient)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -301,6 +304,36 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
             provider=self.provider,
             retry_after=parse_retry_after(headers),
             headers=headers,
+            body=body,
+        )
+
+    async def _whole_body(self, call: Awaitable[_T]) -> _T:
+        """Await a non-streamed call; a JSON body cut mid-document is a connection failure.
+
+        A close-delimited (or cleanly ended chunked) body that stops mid-way
+        reaches the SDK as a ``JSONDecodeError``: it was cut in transit, so it
+        is retried like a dropped connection, not refused as unusable.
+        """
+        try:
+            return await call
+        except json.JSONDecodeError as exc:
+            cut = cut_body_error(exc, self.provider, self.model)
+            if cut is None:
+                raise
+            raise cut from exc
+
+    def _raise_payload(self, body: Any, headers: dict[str, str], what: str) -> NoReturn:
+        """An HTTP 200 answer that is not ``what``: its error payload as the HTTP error it is.
+
+        Without an ``error`` object it is an unusable answer, kept as the body.
+        """
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict):
+            raise self._in_stream_error(body, headers, str(error.get("message", "")))
+        shown = repr(body)[:400]
+        raise ModelResponseError(
+            f"{self.provider} model {self.model!r} answered HTTP 200 without {what}: {shown}",
+            provider=self.provider,
             body=body,
         )
 

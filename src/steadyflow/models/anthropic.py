@@ -19,12 +19,11 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("anthropic", "anthropic", "Anthropic")) from exc
 
-from ..errors import ModelResponseError
 from ..types import Content
 from ._anthropic_answer import Answer, response_from
 from ._anthropic_stream import assemble
 from ._anthropic_wire import build_params
-from ._http import cut_body_error, read_env
+from ._http import lower_headers, read_env
 from ._stainless import SdkErrors, StainlessLlm, StainlessSdk
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
@@ -97,7 +96,7 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
         params = build_params(request, self.model)
         with self._map_errors():
             if not stream:
-                message = await self._create(client, params)
+                message = await self._whole_body(client.messages.create(**params))
                 yield response_from(self._answer_of(message), self.provider, self.model)
                 return
             events = await client.messages.create(**params, stream=True)
@@ -110,20 +109,10 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
             finally:
                 await events.close()
 
-    async def _create(self, client: sdk.AsyncAnthropic, params: dict[str, Any]) -> Any:
-        """One non-streamed call; a JSON body cut mid-way is a connection failure."""
-        try:
-            return await client.messages.create(**params)
-        except json.JSONDecodeError as exc:
-            cut = cut_body_error(exc, self.provider, self.model)
-            if cut is None:
-                raise
-            raise cut from exc
-
     def _answer_of(self, message: Any) -> Answer:
         """The ``Answer`` in a non-streamed message; an error payload under 200 is raised."""
         if message.type != "message":
-            self._raise_payload(message.model_dump(exclude_none=True), {})
+            self._raise_payload(message.model_dump(exclude_none=True), {}, "a message")
         return Answer(
             blocks=[block.model_dump() for block in message.content],
             usage=message.usage.model_dump(),
@@ -141,15 +130,4 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
             body: Any = json.loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        self._raise_payload(body, {k.lower(): v for k, v in response.headers.items()})
-
-    def _raise_payload(self, body: Any, headers: dict[str, str]) -> None:
-        """An error payload under HTTP 200 as the HTTP error it stands for; else unusable."""
-        error = body.get("error") if isinstance(body, dict) else None
-        if isinstance(error, dict):
-            raise self._in_stream_error(body, headers, str(error.get("message", "")))
-        raise ModelResponseError(
-            f"anthropic model {self.model!r} answered HTTP 200 without a message: {body!r}"[:500],
-            provider=self.provider,
-            body=body,
-        )
+        self._raise_payload(body, lower_headers(response.headers), "a message")

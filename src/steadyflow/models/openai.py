@@ -22,7 +22,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("openai", "openai", "OpenAI")) from exc
 
-from ..errors import ModelResponseError
 from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
 from ._openai_stream import aggregate
@@ -124,7 +123,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
         params = build_params(request, self.model, self._max_tokens_name(), self.provider)
         with self._map_errors():
             if not stream:
-                completion = await client.chat.completions.create(**params)
+                completion = await self._whole_body(client.chat.completions.create(**params))
                 self._check_completion(completion)
                 yield response_from_message(completion)
                 return
@@ -139,16 +138,8 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
 
     def _check_completion(self, completion: sdk.types.chat.ChatCompletion) -> None:
         """Raise for a 200 answer that is an error payload, or no chat completion at all."""
-        payload = getattr(completion, "error", None)
-        if payload is not None:
-            detail = payload.get("message", "") if isinstance(payload, dict) else str(payload)
-            raise self._in_stream_error({"error": payload}, {}, str(detail))
-        if getattr(completion, "choices", None) is None:
-            raise ModelResponseError(
-                f"{self.provider} model {self.model!r} answered HTTP 200 without a chat completion",
-                provider=self.provider,
-                body=completion.model_dump(),
-            )
+        if getattr(completion, "error", None) is not None or completion.choices is None:
+            self._raise_payload(completion.model_dump(exclude_none=True), {}, "a chat completion")
 
 
 def Groq(model: str, **options: Any) -> OpenAI:

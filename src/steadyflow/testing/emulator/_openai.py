@@ -4,6 +4,13 @@ Close enough to the real API that the official ``openai`` SDK parses every
 answer: ``chat.completion`` objects, ``chat.completion.chunk`` SSE events
 with tool-call arguments split across chunks, the usage chunk when
 ``stream_options.include_usage`` is set, and ``data: [DONE]``.
+
+Requests are checked as strictly as the real API checks them, each refusal
+answered with OpenAI's own 400 body (``invalid_request_error``): unknown
+request or message fields, a ``tool`` message that does not answer the
+preceding assistant ``tool_calls`` (or names an id they do not have),
+``tool_calls`` left without their ``tool`` answers, missing content, and an
+empty content array.
 """
 
 from __future__ import annotations
@@ -26,6 +33,89 @@ _ERROR_TYPES = {
     404: ("invalid_request_error", "model_not_found"),
     429: ("requests", "rate_limit_exceeded"),
 }
+
+
+# The request fields of Chat Completions (openai's ``CompletionCreateParams``).
+_FIELDS = frozenset(
+    "audio frequency_penalty function_call functions logit_bias logprobs max_completion_tokens "
+    "max_tokens messages metadata modalities model moderation n parallel_tool_calls prediction "
+    "presence_penalty prompt_cache_key prompt_cache_options prompt_cache_retention "
+    "reasoning_effort response_format safety_identifier seed service_tier stop store stream "
+    "stream_options temperature tool_choice tools top_logprobs top_p user verbosity "
+    "web_search_options".split()
+)
+_MESSAGE_FIELDS = {
+    "system": {"role", "content", "name"},
+    "developer": {"role", "content", "name"},
+    "user": {"role", "content", "name"},
+    "assistant": {"role", "content", "name", "tool_calls", "refusal", "audio", "function_call"},
+    "tool": {"role", "content", "tool_call_id"},
+}
+
+
+class _ToolTurns:
+    """Which ``tool_calls`` of the last assistant message still await their ``tool`` answer."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] | None = None  # None: the previous message made no calls
+        self.pending: set[str] = set()
+
+    def message(self, index: int, message: dict[str, Any]) -> None:
+        role = message["role"]
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if self.ids is None:
+                raise WireError(
+                    f"Invalid parameter: messages with role 'tool' must be a response to a "
+                    f"preceeding message with 'tool_calls'. (messages.[{index}].role)"
+                )
+            if call_id not in self.ids:
+                raise WireError(
+                    f"Invalid parameter: 'tool_call_id' of {call_id!r} not found in "
+                    f"'tool_calls' of previous message. (messages.[{index}])"
+                )
+            self.pending.discard(call_id)
+            return
+        self.end()
+        calls = message.get("tool_calls") if role == "assistant" else None
+        self.ids = {str(c.get("id")) for c in calls if isinstance(c, dict)} if calls else None
+        self.pending = set(self.ids or ())
+
+    def end(self) -> None:
+        if self.pending:
+            missing = ", ".join(sorted(self.pending))
+            raise WireError(
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {missing}"
+            )
+
+
+def _check_message(index: int, message: Any) -> None:
+    if not isinstance(message, dict) or message.get("role") not in _MESSAGE_FIELDS:
+        role = message.get("role") if isinstance(message, dict) else None
+        raise WireError(
+            f"Invalid value: {role!r}. Supported values are: 'system', 'assistant', "
+            f"'user', 'tool', and 'developer'. (messages[{index}].role)"
+        )
+    role = message["role"]
+    unknown = sorted(set(message) - _MESSAGE_FIELDS[role])
+    if unknown:
+        raise WireError(
+            f"Additional properties are not allowed ({unknown[0]!r} was unexpected) - "
+            f"'messages.{index}'"
+        )
+    content = message.get("content")
+    if content is None and not (role == "assistant" and message.get("tool_calls")):
+        raise WireError(
+            "Invalid value for 'content': expected a string, got null. "
+            f"(messages.[{index}].content)"
+        )
+    if isinstance(content, list) and not content:
+        raise WireError(
+            f"Invalid 'messages[{index}].content': empty array. Expected an array with minimum "
+            "length 1, but got an empty array instead."
+        )
 
 
 def _text_of(content: Any) -> str:
@@ -71,6 +161,18 @@ class OpenAIDialect(Dialect):
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             raise WireError("'messages' must be a non-empty array")
+        unknown = sorted(set(body) - _FIELDS)
+        if unknown:
+            raise WireError(f"Unrecognized request argument supplied: {unknown[0]}")
+        if "stream_options" in body and not body.get("stream"):
+            raise WireError(
+                "The 'stream_options' parameter is only allowed when 'stream' is enabled."
+            )
+        turns = _ToolTurns()
+        for index, message in enumerate(messages):
+            _check_message(index, message)
+            turns.message(index, message)
+        turns.end()
         request.model = body["model"]
         request.stream = bool(body.get("stream"))
         names: dict[str, str] = {}
