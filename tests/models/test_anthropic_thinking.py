@@ -210,3 +210,23 @@ async def test_history_without_its_thinking_is_refused_as_the_api_does(
             pass
     assert caught.value.status_code == 400
     assert "Expected `thinking`" in caught.value.body["error"]["message"]
+
+
+@pytest.mark.parametrize("include", [True, False], ids=["shown", "hidden"])
+async def test_thinking_streams_as_partial_thoughts_only_when_asked(
+    include: bool, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["It shipped."])
+    thinking = ThinkingConfig(budget_tokens=2048, include_thoughts=include)
+    request = LlmRequest(
+        contents=[Content.from_text("Where is order 812?")],
+        config=GenerateContentConfig(thinking=thinking),
+    )
+    llm = make_llm("anthropic", emu)
+    responses = [r async for r in llm.generate_content_async(request, stream=True)]
+    *partials, final = responses
+    thoughts = "".join(p.text or "" for r in partials for p in r.content.parts if p.thought)
+    complete_thought = final.content.parts[0]
+    assert complete_thought.thought and complete_thought.thought_signature
+    assert thoughts == (complete_thought.text if include else "")
+    assert "".join(r.text for r in partials) == "It shipped."

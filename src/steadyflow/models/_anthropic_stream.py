@@ -1,7 +1,7 @@
 """Assemble a Messages SSE stream into the ``Answer`` a non-streamed call gives.
 
-Text deltas are passed on as they come (the partial responses); thinking
-text, signatures (``signature_delta``), citations (``citations_delta``) and
+Text and thinking deltas are passed on as they come (the partial
+responses); thinking text, signatures (``signature_delta``), citations (``citations_delta``) and
 tool arguments (``input_json_delta``) are gathered per block. Usage is
 cumulative: ``message_delta.usage`` carries the final counts, including
 ``input_tokens`` and the cache fields when server tools ran several
@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import ModelConnectionError
+from ..types import Part
 from ._anthropic_answer import Answer
 from ._http import parse_arguments
 
@@ -28,16 +29,17 @@ def _merge_usage(usage: dict[str, Any], update: Any) -> None:
             usage[key] = value
 
 
-def _delta(block: dict[str, Any], delta: Any, json_parts: list[str]) -> str | None:
-    """Apply one ``content_block_delta``; the text to pass on, if any."""
+def _delta(block: dict[str, Any], delta: Any, json_parts: list[str]) -> Part | None:
+    """Apply one ``content_block_delta``; the text or thought piece to pass on, if any."""
     kind = delta.type
     if kind == "text_delta":
         block["text"] = (block.get("text") or "") + delta.text
-        return str(delta.text) or None
+        return Part(text=delta.text) if delta.text else None
+    if kind == "thinking_delta":
+        block["thinking"] = (block.get("thinking") or "") + delta.thinking
+        return Part(text=delta.thinking, thought=True) if delta.thinking else None
     if kind == "input_json_delta":
         json_parts.append(delta.partial_json)
-    elif kind == "thinking_delta":
-        block["thinking"] = (block.get("thinking") or "") + delta.thinking
     elif kind == "signature_delta":
         block["signature"] = (block.get("signature") or "") + delta.signature
     elif kind == "citations_delta":
@@ -46,8 +48,8 @@ def _delta(block: dict[str, Any], delta: Any, json_parts: list[str]) -> str | No
     return None
 
 
-async def assemble(events: AsyncIterator[Any], answer: Answer, where: str) -> AsyncIterator[str]:
-    """Fill ``answer`` from ``events``, yielding each text delta.
+async def assemble(events: AsyncIterator[Any], answer: Answer, where: str) -> AsyncIterator[Part]:
+    """Fill ``answer`` from ``events``, yielding each text and thinking delta as a part.
 
     ``where`` names the model in the error of a cut stream.
 
@@ -67,9 +69,9 @@ async def assemble(events: AsyncIterator[Any], answer: Answer, where: str) -> As
             blocks[event.index] = event.content_block.model_dump()
         elif kind == "content_block_delta":
             block = blocks.setdefault(event.index, {"type": "text", "text": ""})
-            text = _delta(block, event.delta, json_parts.setdefault(event.index, []))
-            if text:
-                yield text
+            piece = _delta(block, event.delta, json_parts.setdefault(event.index, []))
+            if piece is not None:
+                yield piece
         elif kind == "message_delta":
             answer.stop_reason = event.delta.stop_reason or answer.stop_reason
             _merge_usage(answer.usage, event.usage)

@@ -88,7 +88,10 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
     ) -> AsyncIterator[LlmResponse]:
         """Call Messages; see ``BaseLlm.generate_content_async``.
 
-        A streamed answer's SDK stream is closed however the caller leaves
+        Streamed, text deltas come as partial responses, thinking deltas too
+        (as thought parts) when ``thinking.include_thoughts`` is set; the
+        complete response always holds the thinking blocks (they must go
+        back). The SDK stream is closed however the caller leaves
         (``aclose()``, a ``break``, an error), so the connection is released
         at once and the provider stops generating.
         """
@@ -103,8 +106,12 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
             try:
                 await self._refuse_json_body(events.response)
                 answer = Answer(blocks=[], usage={})
-                async for text in assemble(events, answer, f"anthropic model {self.model!r}"):
-                    yield LlmResponse(content=Content.from_text(text, role="model"), partial=True)
+                thinking = request.config.thinking
+                shown = thinking is not None and thinking.include_thoughts
+                async for piece in assemble(events, answer, f"anthropic model {self.model!r}"):
+                    if shown or not piece.thought:
+                        content = Content(role="model", parts=[piece])
+                        yield LlmResponse(content=content, partial=True)
                 yield response_from(answer, self.provider, self.model)
             finally:
                 await events.close()
