@@ -9,26 +9,21 @@ enforce. The emulator does the same, with OpenAI's own error fields
 (``param``, ``code``), so an adapter that gets any of it wrong fails here
 before it fails in production.
 
-Reasoning items carry ``encrypted_content``: opaque to the client, signed
-here with a key that lives as long as the process, bound to the item id and
-the model.
+Reasoning items carry ``encrypted_content``: opaque to the client, sealed
+(``_sealed``) with the item id and the model.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
-import os
 from typing import Any
 
 from ._dialect import WireError
 from ._model import EmulatedRequest, ToolCall, ToolResult, ToolSpec, Turn
+from ._sealed import seal, unseal
 
 __all__ = ["ResponsesWireError", "issue_reasoning", "read_request"]
 
-_KEY = os.urandom(32)
 _PARAMETERS = frozenset(
     {
         "model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
@@ -71,14 +66,9 @@ def _missing(name: str) -> ResponsesWireError:
     return ResponsesWireError(message, name, "missing_required_parameter")
 
 
-def _sign(payload: bytes) -> str:
-    return hmac.new(_KEY, payload, hashlib.sha256).hexdigest()[:32]
-
-
 def issue_reasoning(item_id: str, model: str) -> str:
     """The encrypted content of reasoning item ``item_id`` from ``model``."""
-    payload = json.dumps({"id": item_id, "model": model}).encode()
-    return base64.urlsafe_b64encode(payload).decode() + "." + _sign(payload)
+    return seal({"id": item_id, "model": model})
 
 
 def _check_reasoning(item: dict[str, Any], where: str, model: str, store: bool) -> None:
@@ -92,14 +82,7 @@ def _check_reasoning(item: dict[str, Any], where: str, model: str, store: bool) 
                 where,
             )
         return
-    try:
-        encoded, signature = str(content).split(".")
-        payload = base64.urlsafe_b64decode(encoded)
-        issued = json.loads(payload)
-        valid = hmac.compare_digest(signature, _sign(payload))
-    except ValueError:
-        valid, issued = False, {}
-    if not valid or issued.get("id") != item["id"] or issued.get("model") != model:
+    if unseal(content) != {"id": item["id"], "model": model}:
         raise ResponsesWireError(
             f"The encrypted content for item {item['id']} could not be verified.",
             f"{where}.encrypted_content",
