@@ -4,15 +4,17 @@ Measures, in microseconds per logical model call that succeeds at once,
 the exact telemetry work the runtime does around it:
 
 - ``spans``: the ``call_llm`` and ``llm_attempt`` spans (start, attributes,
-  end) under an agent span, as the retry loop opens them;
-- ``trace + metrics``: the invocation recorder (a step, the attempt, the
-  response's usage) and the metric records;
-- ``all telemetry``: both, i.e. everything added to one model call;
+  end) under an agent span, as the loop's default observer (``CallSpans``)
+  opens them;
+- ``all telemetry``: the invocation recorder, the loop's observer in a run:
+  those spans, the stored trace (a step, the attempt, the response's usage)
+  and the metric records, i.e. everything added to one model call;
 - ``per agent run``: the ``invoke_agent`` span and the context copy, paid
   once per agent run rather than per call (reported apart).
 
-And, end to end, ``generate_with_retries`` with and without the observer
-(the difference is what the trace and metrics add inside the real loop).
+And, end to end, ``generate_with_retries`` with its default observer and with
+the recorder (the difference is what the trace and metrics add inside the
+real loop).
 
 Each runs first with no OpenTelemetry SDK (the API's no-op tracer and
 meter), then after installing an SDK ``TracerProvider`` (no exporter) and
@@ -39,6 +41,7 @@ from steadyflow import telemetry
 from steadyflow.context import LlmCallBudget
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
+from steadyflow.retry._observer import CallSpans
 from steadyflow.retry.executor import generate_with_retries
 from steadyflow.tracing import InvocationRecorder
 from steadyflow.types import UsageMetadata
@@ -60,6 +63,14 @@ class InstantLlm(BaseLlm):
         yield RESPONSE
 
 
+async def _nothing() -> AsyncIterator[LlmResponse]:
+    return
+    yield
+
+
+EMPTY = _nothing()
+
+
 def agent_span() -> Span:
     return telemetry.start_agent_span(
         "bench", conversation_id="s-1", invocation_id="e-1", parent=None
@@ -69,34 +80,17 @@ def agent_span() -> Span:
 def spans_only(calls: int) -> None:
     parent = agent_span()
     for _ in range(calls):
-        call_span = telemetry.start_llm_call_span(
-            model="bench-model", provider="bench", agent_name="bench", parent=parent
-        )
-        span = telemetry.start_llm_attempt_span(call_span, attempt=1, delay=0.0)
-        span.get_span_context().is_valid  # noqa: B018 - the loop reads it per attempt
-        span.end()
-        call_span.set_attribute(telemetry.ATTR_LLM_ATTEMPTS, 1)
-        call_span.end()
+        observe(CallSpans("bench", parent))
     parent.end()
 
 
-def trace_and_metrics(calls: int) -> None:
-    recorder = InvocationRecorder()
-    for _ in range(calls):
-        step = recorder.start_step("bench")
-        observer = recorder.model_call(
-            step,
-            REQUEST,
-            provider="bench",
-            model="bench-model",
-            conversation_id="s-1",
-            respect_retry_after=True,
-        )
-        observer.attempt_started(1, 0.0)
-        observer.response_received(RESPONSE)
-        recorder.end_step(step)
-        if len(recorder.trace.steps) > 1000:  # keep memory flat, as real invocations do
-            recorder = InvocationRecorder()
+def observe(observer: CallSpans) -> None:
+    """What the retry loop tells its observer about a call answered at once."""
+    observer.call_started("bench", "bench-model")
+    observer.attempt_started(1, 0.0, EMPTY)
+    observer.response_received(RESPONSE)
+    observer.attempt_ended(None)
+    observer.call_ended(1, None)
 
 
 def all_telemetry(calls: int) -> None:
@@ -104,27 +98,20 @@ def all_telemetry(calls: int) -> None:
     recorder = InvocationRecorder()
     for _ in range(calls):
         step = recorder.start_step("bench")
-        observer = recorder.model_call(
-            step,
-            REQUEST,
-            provider="bench",
-            model="bench-model",
-            conversation_id="s-1",
-            respect_retry_after=True,
+        observe(
+            recorder.model_call(
+                step,
+                REQUEST,
+                provider="bench",
+                model="bench-model",
+                conversation_id="s-1",
+                respect_retry_after=True,
+                agent_name="bench",
+                parent=parent,
+            )
         )
-        call_span = telemetry.start_llm_call_span(
-            model="bench-model", provider="bench", agent_name="bench", parent=parent
-        )
-        observer.call_started(call_span)
-        span = telemetry.start_llm_attempt_span(call_span, attempt=1, delay=0.0)
-        observer.attempt_started(1, 0.0)
-        span.get_span_context().is_valid  # noqa: B018
-        observer.response_received(RESPONSE)
-        span.end()
-        call_span.set_attribute(telemetry.ATTR_LLM_ATTEMPTS, 1)
-        call_span.end()
         recorder.end_step(step)
-        if len(recorder.trace.steps) > 1000:
+        if len(recorder.trace.steps) > 1000:  # keep memory flat, as real invocations do
             recorder = InvocationRecorder()
     parent.end()
 
@@ -171,7 +158,6 @@ async def _loop(calls: int, observed: bool) -> None:
 
 VARIANTS: dict[str, Callable[[int], None]] = {
     "spans": spans_only,
-    "trace + metrics": trace_and_metrics,
     "all telemetry": all_telemetry,
     "per agent run (not per call)": per_agent_run,
     "retry loop, no observer": loop(False),

@@ -1,6 +1,6 @@
 """The orchestration loop, end to end through the public API."""
 
-from steadyflow import LlmAgent, LlmCallsLimitExceededError, RunConfig
+from steadyflow import Event, LlmAgent, LlmCallsLimitExceededError, RunConfig
 from steadyflow.models import LlmResponse
 from steadyflow.testing import ScriptedLlm, call, run_turn
 
@@ -141,3 +141,28 @@ async def test_budget_is_per_invocation():
         agent, "b", run_config=config, runner=first.runner, session_id=first.session_id
     )
     assert first.final_text == "one" and second.final_text == "two"
+
+
+async def test_run_one_step_takes_the_context_alone_and_runs_one_call_with_its_tools():
+    from steadyflow import InMemorySessionService
+    from steadyflow.context import InvocationContext, LlmCallBudget
+    from steadyflow.sessions.base import Session
+    from steadyflow.types import Content
+
+    model = ScriptedLlm([call("lookup_order", {"order_id": "812"}), "never asked"])
+    agent = order_agent(model)
+    user = Event(author="user", content=Content.from_text("Where is 812?", role="user"))
+    ctx = InvocationContext(
+        invocation_id="e-1",
+        agent=agent,
+        session=Session(app_name="app", user_id="u", events=[user]),
+        session_service=InMemorySessionService(),
+        run_config=RunConfig(),
+        budget=LlmCallBudget(10),
+    )
+
+    events = [e async for e in agent.flow.run_one_step(agent, ctx)]
+
+    assert model.calls == 1
+    assert [bool(e.get_function_calls()) for e in events] == [True, False]
+    assert events[1].get_function_responses()[0].response["status"] == "shipped"

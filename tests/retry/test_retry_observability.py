@@ -160,3 +160,73 @@ async def test_attempt_span_is_not_current_while_the_caller_handles_a_response(
     ):
         current_during.append(trace.get_current_span())
     assert current_during == [before]
+
+
+class Journal:
+    """An observer that notes each report, and what the budget and the clock had seen by then."""
+
+    def __init__(self, budget: LlmCallBudget, clock: FakeClock) -> None:
+        self.budget, self.clock, self.notes = budget, clock, []
+
+    def note(self, what: str) -> None:
+        self.notes.append((what, self.budget.count, len(self.clock.sleeps)))
+
+    def call_started(self, provider: str, model: str) -> None:
+        self.note(f"call {provider}:{model}")
+
+    def attempt_started(self, attempt: int, delay: float, responses: AsyncIterator[LlmResponse]):
+        self.note(f"attempt {attempt} after {delay}")
+        return responses
+
+    def response_received(self, response: LlmResponse) -> None:
+        self.note(f"response {response.text}")
+
+    def attempt_ended(self, error: Exception | None) -> None:
+        self.note(f"ended {type(error).__name__ if error else 'ok'}")
+
+    def attempt_failed(self, details, decision) -> None:
+        self.note(f"failed retry={decision.retry}")
+
+    def call_ended(self, attempts: int, error: BaseException | None) -> None:
+        self.note(f"call ended after {attempts} {type(error).__name__ if error else 'ok'}")
+
+
+async def test_the_loop_reports_every_step_to_its_one_observer_in_the_diagrams_order(
+    budget, clock
+) -> None:
+    journal = Journal(budget, clock)
+    responses = generate_with_retries(
+        ScriptedLlm([http_error(503), "ok"]),
+        LlmRequest(),
+        stream=False,
+        config=RETRY3,
+        before_attempt=budget.increment,
+        clock=clock,
+        observer=journal,
+    )
+    assert [r.text async for r in responses] == ["ok"]
+    # (report, attempts charged, waits made): the retry is charged before its wait.
+    assert journal.notes == [
+        ("call scripted:scripted-model", 0, 0),
+        ("attempt 1 after 0.0", 1, 0),
+        ("ended ModelHTTPError", 1, 0),
+        ("failed retry=True", 1, 0),
+        ("attempt 2 after 0.5", 2, 1),
+        ("response ok", 2, 1),
+        ("ended ok", 2, 1),
+        ("call ended after 2 ok", 2, 1),
+    ]
+
+
+async def test_an_observer_that_opens_no_spans_leaves_no_spans(spans, budget, clock) -> None:
+    responses = generate_with_retries(
+        ScriptedLlm([http_error(503), "ok"]),
+        LlmRequest(),
+        stream=False,
+        config=RETRY3,
+        before_attempt=budget.increment,
+        clock=clock,
+        observer=Journal(budget, clock),
+    )
+    assert [r.text async for r in responses] == ["ok"]
+    assert spans.get_finished_spans() == ()

@@ -84,7 +84,7 @@ class BaseLlmFlow:
         try:
             while True:
                 outcome = _StepOutcome()
-                events = self.run_one_step(agent, ctx, outcome)
+                events = self._run_step(agent, ctx, outcome)
                 try:
                     async for event in events:
                         yield event
@@ -108,11 +108,14 @@ class BaseLlmFlow:
                 span, agent.name, first_step, ctx.budget.count, ctx.budget.limit
             )
 
-    async def run_one_step(
-        self, agent: FlowAgent, ctx: InvocationContext, outcome: _StepOutcome | None = None
-    ) -> AsyncIterator[Event]:
+    def run_one_step(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """One logical model call and the tool calls it asked for (one trace step)."""
-        outcome = outcome if outcome is not None else _StepOutcome()
+        return self._run_step(agent, ctx, _StepOutcome())
+
+    async def _run_step(
+        self, agent: FlowAgent, ctx: InvocationContext, outcome: _StepOutcome
+    ) -> AsyncIterator[Event]:
+        """``run_one_step``, noting in ``outcome`` what ``run_async`` decides on."""
         step = ctx.trace.start_step(agent.name)
         responses: AsyncIterator[LlmResponse] | None = None
         try:

@@ -59,6 +59,8 @@ def _call_model(
         model=request.model or llm.model,
         conversation_id=ctx.session.id,
         respect_retry_after=ctx.run_config.retry_config.respect_retry_after,
+        agent_name=agent.name,
+        parent=ctx.agent_span,
     )
     return generate_with_retries(
         llm,
@@ -68,7 +70,6 @@ def _call_model(
         before_attempt=ctx.increment_llm_call_count,
         agent_name=agent.name,
         invocation_id=ctx.invocation_id,
-        parent_span=ctx.agent_span,
         observer=observer,
     )
 

@@ -1,10 +1,13 @@
 """The retry loop around one logical model call: the only place that retries or sleeps.
 
 The flow calls ``generate_with_retries`` once per logical call (after its
-before-model callbacks). Per attempt the loop counts the attempt against the
-invocation's budget, calls the provider, and on failure describes the error
-(``classify.describe_failure``), asks the pure policy (``policy.decide``) and
-waits through the injectable clock. What it guarantees:
+before-model callbacks). Per attempt the loop calls the provider; after a
+failure it follows the design's diagram, in this order: **decide** (describe
+the error with ``classify.describe_failure``, ask the pure ``policy.decide``,
+let the shared guards refuse), **give up** (raise the error) **or charge the
+budget** for the retry, **log**, **wait** through the injectable clock. It
+reports every step to one ``AttemptObserver`` (``_observer.py``), which owns
+the spans and the trace. What it guarantees:
 
 - A failed attempt leaves nothing behind: it yielded nothing, so the flow
   built no event and wrote nothing to the session.
@@ -29,13 +32,13 @@ import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
-from .. import telemetry
 from .._aio import aclose
 from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from ._observer import AttemptObserver, CallSpans
 from .classify import describe_failure
 from .clock import Clock, current_clock
 from .config import RetryConfig
@@ -50,25 +53,6 @@ __all__ = ["AttemptObserver", "generate_with_retries"]
 logger = logging.getLogger("steadyflow.retry")
 
 
-class AttemptObserver(Protocol):
-    """Told what the loop does as it does it (the invocation's trace and metrics listen).
-
-    The loop only reports; an observer must not raise.
-    """
-
-    def call_started(self, span: Span) -> None:
-        """The logical call's span is open (a non-recording span without an SDK)."""
-
-    def attempt_started(self, attempt: int, delay: float) -> None:
-        """Attempt ``attempt`` (1 = first) starts after waiting ``delay`` seconds."""
-
-    def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
-        """The attempt failed; ``decision`` says whether a retry follows, and when."""
-
-    def response_received(self, response: LlmResponse) -> None:
-        """The attempt yields ``response`` to the flow (the complete one ends it)."""
-
-
 class _CallInfo(NamedTuple):
     """Who is calling what, for logs (a tuple: one is made per model call)."""
 
@@ -76,25 +60,6 @@ class _CallInfo(NamedTuple):
     agent_name: str
     invocation_id: str
     max_attempts: int
-
-
-async def _with_span_current(
-    responses: AsyncIterator[LlmResponse], span: Span
-) -> AsyncIterator[LlmResponse]:
-    """``responses``, with ``span`` current while each one is awaited (never across a yield).
-
-    Closing this generator closes ``responses`` too.
-    """
-    try:
-        while True:
-            with telemetry.activate(span):
-                try:
-                    response = await anext(responses)
-                except StopAsyncIteration:
-                    return
-            yield response
-    finally:
-        await aclose(responses)
 
 
 def _log_retry(info: _CallInfo, details: RetryDetails, decision: RetryDecision) -> None:
@@ -155,7 +120,7 @@ def generate_with_retries(
     """Call ``llm`` under ``config``, yielding the successful attempt's responses.
 
     Args:
-        llm: the resolved model.
+        llm: the resolved model (a ``FallbackLlm`` runs this loop on each of its models).
         request: the request, sent unchanged on every attempt.
         stream: ask the provider for partial responses.
         config: the retry policy (``RetryConfig()`` = one attempt).
@@ -167,8 +132,10 @@ def generate_with_retries(
         clock: where time is read and waits happen; default ``current_clock()``.
         random_source: uniform draws from [0, 1) for jitter; default
             ``random.random``.
-        parent_span: the calling agent's span; ``None`` uses the current context.
-        observer: told about the call's span, each attempt and each failure.
+        parent_span: the calling agent's span, for the default observer;
+            ``None`` uses the current context.
+        observer: told about every step and owns the spans; default
+            ``CallSpans(agent_name, parent_span)``.
 
     Raises:
         LlmCallsLimitExceededError: the budget is spent.
@@ -182,8 +149,7 @@ def generate_with_retries(
         invocation_id=invocation_id,
         clock=clock if clock is not None else current_clock(),
         draw=random_source if random_source is not None else random.random,
-        parent_span=parent_span,
-        observer=observer,
+        observer=observer if observer is not None else CallSpans(agent_name, parent_span),
     )
     # Returned, not re-yielded: a generator layer costs on every response.
     return llm.call_models(request, loop.run, config.retryable_status_codes)
@@ -200,90 +166,75 @@ class _RetryLoop:
     invocation_id: str
     clock: Clock
     draw: Callable[[], float]
-    parent_span: Span | None
-    observer: AttemptObserver | None
+    observer: AttemptObserver
 
     async def run(self, llm: BaseLlm, request: LlmRequest) -> AsyncIterator[LlmResponse]:
         """Attempts on ``llm`` until one succeeds or the policy gives up."""
-        model = request.model or llm.model
+        observer, model = self.observer, request.model or llm.model
         info = _CallInfo(model, self.agent_name, self.invocation_id, self.config.max_attempts)
         guards = Guards.of(self.config, llm.provider, model)
-        call_span = telemetry.start_llm_call_span(
-            model=model, provider=llm.provider, agent_name=self.agent_name, parent=self.parent_span
-        )
-        if self.observer is not None:
-            self.observer.call_started(call_span)
-        start = self.clock.monotonic()
-        attempt, delay = 0, 0.0
+        observer.call_started(llm.provider, model)
+        start, attempt, delay = self.clock.monotonic(), 0, 0.0
+        outcome: Exception | None = None
         try:
             if guards is not None:
                 await guards.admit_first()
             self.before_attempt()
             while True:
                 attempt += 1
-                span = telemetry.start_llm_attempt_span(call_span, attempt=attempt, delay=delay)
-                if self.observer is not None:
-                    self.observer.attempt_started(attempt, delay)
                 failure: Exception | None = None
                 emitted = False
-                responses = llm.generate_content_async(request, stream=self.stream)
-                if span.get_span_context().is_valid:
-                    responses = _with_span_current(responses, span)
+                responses = observer.attempt_started(
+                    attempt, delay, llm.generate_content_async(request, stream=self.stream)
+                )
                 try:
                     async for response in responses:
                         emitted = True
-                        if self.observer is not None:
-                            self.observer.response_received(response)
+                        observer.response_received(response)
                         yield response
                 except Exception as error:
-                    telemetry.record_error(span, error)
                     failure = error
                 finally:
                     await aclose(responses)
-                    span.end()
+                    observer.attempt_ended(failure)
                 if failure is None:
                     if guards is not None:
                         await guards.record(failed=False)
                     return
-                elapsed = self.clock.monotonic() - start
-                delay = await self._retry_delay(
-                    llm, info, guards, failure, attempt, elapsed, emitted
-                )
+                facts, decision = await self._decide(llm, guards, failure, attempt, start, emitted)
+                if not decision.retry:  # give up ...
+                    _log_give_up(info, facts, decision)
+                    raise failure
+                self.before_attempt()  # ... or charge the budget for the retry
+                _log_retry(info, facts, decision)
+                delay = decision.delay
                 await self.clock.sleep(delay)
         except Exception as error:
-            telemetry.record_error(call_span, error, exception_event=True)
+            outcome = error
             raise
         finally:
-            call_span.set_attribute(telemetry.ATTR_LLM_ATTEMPTS, attempt)
-            call_span.end()
+            observer.call_ended(attempt, outcome)
 
-    async def _retry_delay(
+    async def _decide(
         self,
         llm: BaseLlm,
-        info: _CallInfo,
         guards: Guards | None,
         failure: Exception,
         attempt: int,
-        elapsed: float,
+        start: float,
         emitted: bool,
-    ) -> float:
-        """The wait before the next attempt, charged to the budget; raises ``failure`` to stop."""
+    ) -> tuple[RetryDetails, RetryDecision]:
+        """The facts of a failed attempt and what to do: the policy's call, then the guards'."""
         details = describe_failure(
             llm,
             failure,
             self.config.retryable_status_codes,
             attempt=attempt,
-            elapsed=elapsed,
+            elapsed=self.clock.monotonic() - start,
             output_emitted=emitted,
         )
         decision = decide(self.config, details, jitter=2.0 * self.draw() - 1.0)
         if guards is not None:
             decision = await guards.after_failure(details, decision)
-        if self.observer is not None:
-            self.observer.attempt_failed(details, decision)
-        if not decision.retry:
-            _log_give_up(info, details, decision)
-            raise failure
-        self.before_attempt()
-        _log_retry(info, details, decision)
-        return decision.delay
+        self.observer.attempt_failed(details, decision)
+        return details, decision

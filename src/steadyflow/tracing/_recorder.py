@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _metrics, telemetry
 from ..errors import call_limit_in_chain
+from ..retry._observer import CallSpans, Responses
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 
 if TYPE_CHECKING:
@@ -92,13 +93,23 @@ class InvocationRecorder:
         model: str,
         conversation_id: str,
         respect_retry_after: bool,
+        agent_name: str = "",
+        parent: Span | None = None,
     ) -> ModelCallRecorder:
-        """The observer for one logical model call of ``step``."""
+        """The observer for one logical model call of ``step``, its spans under ``parent``."""
         if step is None:
             step = StepTrace(0, "", self.now())
         step.model = model
         return ModelCallRecorder(
-            self, step, request, provider, model, conversation_id, respect_retry_after
+            self,
+            step,
+            request,
+            provider,
+            model,
+            conversation_id,
+            respect_retry_after,
+            agent_name,
+            parent,
         )
 
     def tool_call(
@@ -159,12 +170,11 @@ def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
         step.attempts[-1].outcome = f"stopped by {trace.error_type or trace.status}"
 
 
-class ModelCallRecorder:
-    """Observes one logical model call: attempts, waits, the response.
+class ModelCallRecorder(CallSpans):
+    """Observes one logical model call: its spans, attempts, waits, the response.
 
-    The retry loop calls ``call_started``, ``attempt_started`` and
-    ``attempt_failed``; the flow calls ``response_received`` for each
-    response that reaches it.
+    The retry loop's one observer: ``CallSpans`` owns the spans, this adds
+    the stored trace and the metrics.
     """
 
     __slots__ = (
@@ -177,7 +187,6 @@ class ModelCallRecorder:
         "_recorder",
         "_request",
         "_respect_retry_after",
-        "_span",
         "step",
     )
 
@@ -190,32 +199,36 @@ class ModelCallRecorder:
         model: str,
         conversation_id: str,
         respect_retry_after: bool,
+        agent_name: str = "",
+        parent: Span | None = None,
     ) -> None:
+        super().__init__(agent_name, parent)
         self._recorder, self.step, self._request = recorder, step, request
         self._provider, self._model = provider, model
         self._conversation_id = conversation_id
         self._respect_retry_after = respect_retry_after
-        self._span: Span | None = None
         self._attempt: AttemptTrace | None = None
         self._call_start = 0.0
         self._hint_set_delay = False
 
-    def call_started(self, span: Span) -> None:
-        """The retry loop opened the ``call_llm`` span."""
-        self._span = span
-        if span.is_recording():
+    def call_started(self, provider: str, model: str) -> None:
+        """Open the ``call_llm`` span, with the call's facts and input when it records."""
+        CallSpans.call_started(self, provider, model)
+        span = self.call_span
+        if span is not None and span.is_recording():
             telemetry.set_call_facts(
                 span, conversation_id=self._conversation_id, step=self.step.number
             )
             telemetry.record_content(span, telemetry.ATTR_INPUT_MESSAGES, self._request.contents)
 
-    def attempt_started(self, attempt: int, delay: float) -> None:
+    def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
         """Attempt ``attempt`` starts, ``delay`` seconds after the previous one failed."""
         now = self._recorder.now()
         if attempt == 1:
             self._call_start = now
         self._attempt = AttemptTrace(attempt, now, delay, self._hint_set_delay)
         self.step.attempts.append(self._attempt)
+        return CallSpans.attempt_started(self, attempt, delay, responses)
 
     def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
         """The current attempt failed; ``decision`` is what the policy made of it."""
@@ -264,7 +277,7 @@ class ModelCallRecorder:
             _metrics.record_success(
                 self._provider, self._model, now - self._call_start, input_tokens, output_tokens
             )
-        span = self._span
+        span = self.call_span
         if span is not None and span.is_recording():
             telemetry.record_response(
                 span,
