@@ -8,7 +8,7 @@ import pytest
 
 import steadyflow.server
 from steadyflow import RetryConfig
-from steadyflow.server import ServerLimits
+from steadyflow.server import Access, ServerLimits
 from tests.cli.support import assert_one_line_error, invoke
 
 
@@ -71,3 +71,25 @@ def test_bad_settings_are_one_line_errors_naming_the_flag(
 
 def test_a_missing_agent_file_is_a_one_line_error(cli, served) -> None:
     assert_one_line_error(invoke(cli, "serve", "nope.py"), "agent file 'nope.py' not found")
+
+
+def test_access_flags_reach_the_server(cli, agent_file, db, served) -> None:
+    args = ["serve", agent_file(), "--session-db", db, "--allowed-host", "agents.internal"]
+    args += ["--allowed-host", "10.0.0.5", "--allowed-origin", "https://console.example"]
+    args += ["--allow-shared-state"]
+    result = invoke(cli, *args, env={"STEADYFLOW_OPERATOR_TOKEN": "op-456"})
+    assert result.exit_code == 0, result.stderr
+    [call] = served
+    assert call["access"] == Access(
+        allowed_hosts=("agents.internal", "10.0.0.5"),
+        allowed_origins=("https://console.example",),
+        operator_token="op-456",
+        allow_shared_state=True,
+    )
+    assert "op-456" not in result.stdout + result.stderr
+
+
+def test_an_operator_token_equal_to_the_auth_token_is_one_line_error(cli, agent_file, db) -> None:
+    env = {"STEADYFLOW_OPERATOR_TOKEN": "same", "STEADYFLOW_AUTH_TOKEN": "same"}
+    result = invoke(cli, "serve", agent_file(), "--session-db", db, env=env)
+    assert_one_line_error(result, "--operator-token must differ from --auth-token")

@@ -23,15 +23,18 @@ from tests.server.harness import echo_agent, running
 pytestmark = pytest.mark.slow  # fuzzing: schemathesis in a subprocess
 
 TOKEN = "fuzz-token"
+OPERATOR = "fuzz-operator"  # accepted everywhere, and lists every user's sessions
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 async def fuzz(store: BaseSessionService, name: str, tmp_path: Path) -> None:
     agent = echo_agent()
-    async with running(create_app(agent, store, auth_token=TOKEN)) as client:
+    async with running(
+        create_app(agent, store, auth_token=TOKEN, operator_token=OPERATOR)
+    ) as client:
         spec = str(client.base_url.join("/openapi.json"))
         argv = [sys.executable, "-m", "schemathesis.cli", "run", spec]
-        argv += ["-H", f"Authorization: Bearer {TOKEN}", "--checks", "all", "--workers", "1"]
+        argv += ["-H", f"Authorization: Bearer {OPERATOR}", "--checks", "all", "--workers", "1"]
         argv += ["--max-examples", "15", "--seed", "20261130", "--generation-database", "none"]
         argv += ["--no-color"]
         process = await asyncio.create_subprocess_exec(

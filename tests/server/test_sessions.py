@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import httpx
 
-from tests.server.harness import APP, USER, create_session, run_body
+from steadyflow.server import create_app
+from steadyflow.sessions import InMemorySessionService
+from tests.server.harness import APP, USER, create_session, echo_agent, run_body, running
 
 BASE = f"/apps/{APP}/users/{USER}/sessions"
 
@@ -64,10 +66,13 @@ async def test_list_returns_the_users_sessions_without_events(client: httpx.Asyn
     assert all("events" not in s for s in listed)
 
 
-async def test_list_all_returns_every_users_sessions(client: httpx.AsyncClient):
-    mine = await create_session(client)
-    theirs = (await client.post(f"/apps/{APP}/users/u2/sessions")).json()["id"]
-    listed = (await client.get(f"/apps/{APP}/sessions")).json()
+async def test_list_all_returns_every_users_sessions_to_the_operator():
+    app = create_app(echo_agent(), InMemorySessionService(), operator_token="op")
+    async with running(app) as client:
+        mine = await create_session(client)
+        theirs = (await client.post(f"/apps/{APP}/users/u2/sessions")).json()["id"]
+        operator = {"authorization": "Bearer op"}
+        listed = (await client.get(f"/apps/{APP}/sessions", headers=operator)).json()
     assert {(s["user_id"], s["id"]) for s in listed} == {(USER, mine), ("u2", theirs)}
 
 

@@ -41,9 +41,12 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Foreign names that resolve to loopback: another site's page, and a rebound name.
+    "--host-resolver-rules=MAP attacker.test 127.0.0.1, MAP rebound.test 127.0.0.1",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 APP, USER = "order_support", "demo-user"
+OPERATOR = "operator-token"
 ANSWER_812 = "Order 812 has shipped with DHL and should arrive on 2026-12-03."
 
 
@@ -114,8 +117,11 @@ async def open_page(browser: BrowserContext, url: str) -> tuple[Page, list[str]]
 async def test_sessions_conversation_timeline_and_a_streamed_chat(browser: BrowserContext):
     gate = Gate()
     limits = ServerLimits(retry_config=RetryConfig(max_attempts=1))
-    app = create_app(build_agent(DemoModel(gate)), InMemorySessionService(), limits)
+    app = create_app(
+        build_agent(DemoModel(gate)), InMemorySessionService(), limits, operator_token=OPERATOR
+    )
     ARTIFACTS.mkdir(exist_ok=True)
+    await browser.add_init_script(f"sessionStorage.setItem('steadyflow.token', '{OPERATOR}')")
     async with running(app) as client:
         session_id = await make_demo_session(client)
         page, problems = await open_page(browser, str(client.base_url))
@@ -157,3 +163,17 @@ async def test_sessions_conversation_timeline_and_a_streamed_chat(browser: Brows
         await expect(page.locator("a.timeline-link")).to_have_count(2)
         await page.screenshot(path=ARTIFACTS / "viewer-chat.png", full_page=True)
     assert problems == []
+
+
+async def test_without_the_operator_token_the_viewer_lists_one_users_sessions(
+    browser: BrowserContext,
+):
+    app = create_app(build_agent(ScriptedLlm([ANSWER_812])), InMemorySessionService())
+    async with running(app) as client:
+        mine = (await client.post(f"/apps/{APP}/users/{USER}/sessions")).json()["id"]
+        theirs = (await client.post(f"/apps/{APP}/users/someone-else/sessions")).json()["id"]
+        page, _ = await open_page(browser, str(client.base_url))
+        await page.locator("form.user-sessions input").fill(USER)
+        await page.locator("form.user-sessions button").click()
+        await expect(page.locator(f'tr[data-session="{mine}"]')).to_contain_text(USER)
+        await expect(page.locator(f'tr[data-session="{theirs}"]')).to_have_count(0)

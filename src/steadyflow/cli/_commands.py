@@ -193,6 +193,28 @@ def dump_request(
     asyncio.run(dump(agent, session, session_db, app_name, user, model, message))
 
 
+AllowedHosts = Annotated[
+    list[str] | None,
+    typer.Option(help="Also answer requests for this Host name (repeat; '*': any)."),
+]
+AllowedOrigins = Annotated[
+    list[str] | None,
+    typer.Option(help="Browser origin that may change state besides the server's (repeat)."),
+]
+OperatorToken = Annotated[
+    str | None,
+    typer.Option(
+        help="Token that may list every user's sessions (not the --auth-token).",
+        envvar="STEADYFLOW_OPERATOR_TOKEN",
+        show_default=False,
+    ),
+]
+AllowSharedState = Annotated[
+    bool,
+    typer.Option("--allow-shared-state", help="Let new sessions set app: and user: state keys."),
+]
+
+
 @app.command()
 def serve(
     agent: AgentSpec,
@@ -226,6 +248,10 @@ def serve(
         int, typer.Option(help="Attempts per model call when a request names none.")
     ] = 3,
     log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "info",
+    allowed_host: AllowedHosts = None,
+    allowed_origin: AllowedOrigins = None,
+    operator_token: OperatorToken = None,
+    allow_shared_state: AllowSharedState = False,
 ) -> None:
     """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /."""
     from ._serve import ServeOptions, serve_command
@@ -244,6 +270,10 @@ def serve(
             retry_attempts_limit=retry_attempts_limit,
             retry_attempts=retry_attempts,
             log_level=log_level,
+            allowed_hosts=tuple(allowed_host or ()),
+            allowed_origins=tuple(allowed_origin or ()),
+            operator_token=operator_token,
+            allow_shared_state=allow_shared_state,
         )
     )
 

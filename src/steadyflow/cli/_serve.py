@@ -42,6 +42,10 @@ class ServeOptions:
     retry_attempts_limit: int
     retry_attempts: int
     log_level: str
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    operator_token: str | None = None
+    allow_shared_state: bool = False
 
 
 def _flag_error(error: ValueError) -> CliError:
@@ -55,13 +59,17 @@ def _flag_error(error: ValueError) -> CliError:
 def serve_command(options: ServeOptions) -> None:
     """Load the agent and serve it until interrupted."""
     try:
-        from ..server import ServerLimits, serve
+        from ..server import Access, ServerLimits, serve
     except ImportError as error:
         raise CliError(
             f"steadyflow serve needs the server extra ({error}): pip install 'steadyflow[server]'"
         ) from error
     if options.auth_token is not None and not options.auth_token.strip():
         raise CliError(f"--auth-token (or {AUTH_TOKEN_ENV}) is empty; set a token or unset it")
+    if options.operator_token is not None and not options.operator_token.strip():
+        raise CliError("--operator-token (or STEADYFLOW_OPERATOR_TOKEN) is empty")
+    if options.operator_token is not None and options.operator_token == options.auth_token:
+        raise CliError("--operator-token must differ from --auth-token")
     if options.retry_attempts < 1:
         raise CliError(f"--retry-attempts must be >= 1, got {options.retry_attempts}")
     try:
@@ -85,4 +93,10 @@ def serve_command(options: ServeOptions) -> None:
         auth_token=options.auth_token,
         app_name=options.app,
         log_level=options.log_level,
+        access=Access(
+            allowed_hosts=options.allowed_hosts,
+            allowed_origins=options.allowed_origins,
+            operator_token=options.operator_token,
+            allow_shared_state=options.allow_shared_state,
+        ),
     )

@@ -21,7 +21,7 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
 
 from ._app import create_app
 from ._limits import ServerLimits
-from ._serve import serve, serve_async
+from ._serve import Access, serve, serve_async
 from ._turns import TurnRegistry
 
-__all__ = ["ServerLimits", "TurnRegistry", "create_app", "serve", "serve_async"]
+__all__ = ["Access", "ServerLimits", "TurnRegistry", "create_app", "serve", "serve_async"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -19,8 +19,9 @@ from ..agents.base_agent import BaseAgent
 from ..errors import ConfigurationError, SessionStoreError
 from ..runner import Runner
 from ..sessions.base import BaseSessionService
-from ._auth import BearerAuth
+from ._auth import BearerAuth, TokenDigest
 from ._errors import ApiError
+from ._guard import RequestGuard
 from ._limits import ServerLimits
 from ._openapi import openapi_spec
 from ._requests import RequestLog
@@ -104,6 +105,16 @@ def _checked_name(name: str) -> str:
     return name
 
 
+def _tokens(auth_token: str | None, operator_token: str | None) -> list[TokenDigest]:
+    """The tokens the auth middleware accepts; refuses empty or identical ones."""
+    for name, token in (("auth_token", auth_token), ("operator_token", operator_token)):
+        if token is not None and not token.strip():
+            raise ConfigurationError(f"{name} must not be empty; pass None to turn it off")
+    if auth_token is not None and auth_token == operator_token:
+        raise ConfigurationError("operator_token must differ from auth_token")
+    return [TokenDigest(t) for t in (auth_token, operator_token) if t is not None]
+
+
 def create_app(
     agent: BaseAgent,
     session_service: BaseSessionService,
@@ -111,6 +122,10 @@ def create_app(
     *,
     auth_token: str | None = None,
     app_name: str | None = None,
+    allowed_hosts: Collection[str] = (),
+    allowed_origins: Collection[str] = (),
+    operator_token: str | None = None,
+    allow_shared_state: bool = False,
 ) -> Starlette:
     """The ASGI app serving ``agent``: the HTTP API, ``/openapi.json`` and the viewer at ``/``.
 
@@ -122,6 +137,15 @@ def create_app(
         auth_token: when set, every endpoint but ``/health`` (and the
             viewer's static files) needs ``Authorization: Bearer <token>``.
         app_name: the app's name in URLs and sessions (default: the agent's).
+        allowed_hosts: ``Host`` names answered besides the loopback names
+            (``*``: any); other hosts get 400 (see ``_guard``).
+        allowed_origins: origins besides the server's own that may send
+            state-changing requests; other browser origins get 403.
+        operator_token: the token that may list every user's sessions
+            (``GET /apps/{app}/sessions``; refused with 403 without it); it
+            must differ from ``auth_token`` and is accepted wherever that is.
+        allow_shared_state: let ``POST .../sessions`` set ``app:`` and
+            ``user:`` state keys (shared beyond the new session; 422 otherwise).
 
     Returns:
         A Starlette application; run it with uvicorn. ``app.state.turns`` is
@@ -131,8 +155,7 @@ def create_app(
     request for the viewer (in memory, recent turns only); the agents are
     not modified.
     """
-    if auth_token is not None and not auth_token.strip():
-        raise ConfigurationError("auth_token must not be empty; pass None to turn auth off")
+    tokens = _tokens(auth_token, operator_token)
     limits = limits or ServerLimits()
     name = _checked_name(app_name or agent.name)
     turns = TurnRegistry()
@@ -144,16 +167,29 @@ def create_app(
         on_model_request=requests,
     )
     spec = openapi_spec(name, limits, auth=auth_token is not None)
-    api = Api(name, runner, session_service, limits, turns, requests, spec)
+    operator = TokenDigest(operator_token) if operator_token is not None else None
+    api = Api(
+        name,
+        runner,
+        session_service,
+        limits,
+        turns,
+        requests,
+        spec,
+        operator=operator,
+        allow_shared_state=allow_shared_state,
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await turns.cancel_all()
 
-    middleware = []
+    middleware = [
+        Middleware(RequestGuard, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+    ]
     if auth_token is not None:
-        middleware.append(Middleware(BearerAuth, token=auth_token, is_public=_is_public))
+        middleware.append(Middleware(BearerAuth, tokens=tokens, is_public=_is_public))
     app = Starlette(
         routes=_routes(api),
         middleware=middleware,

@@ -5,6 +5,10 @@ endpoint answers 401; ``/health`` and the viewer's static files (HTML, CSS,
 JavaScript: no data) stay open, so a load balancer can probe the process and
 a browser can load the viewer, which then asks for the token.
 
+An operator token (``operator_token``), distinct from the user token, is
+accepted wherever the user token is and is the only one that may list every
+user's sessions (``GET /apps/{app}/sessions``).
+
 The token is kept only as its SHA-256 digest and compared with
 ``hmac.compare_digest`` over digests, so the comparison takes the same time
 whatever the presented token's length or content. Neither token is ever
@@ -16,11 +20,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["BearerAuth"]
+__all__ = ["BearerAuth", "TokenDigest", "presented_token"]
 
 _UNAUTHORIZED = json.dumps(
     {
@@ -36,20 +40,45 @@ def _digest(token: bytes) -> bytes:
     return hashlib.sha256(token).digest()
 
 
+class TokenDigest:
+    """One secret token, kept as its digest; ``matches`` compares in constant time."""
+
+    def __init__(self, token: str) -> None:
+        if not token:
+            raise ValueError("auth token must not be empty")
+        self._digest = _digest(token.encode())
+
+    def __repr__(self) -> str:
+        return "TokenDigest(<hidden>)"
+
+    def matches(self, headers: Iterable[tuple[bytes, bytes]]) -> bool:
+        """Whether ``headers`` (ASGI's raw pairs) carry ``Authorization: Bearer <token>``."""
+        return hmac.compare_digest(_digest(presented_token(headers)), self._digest)
+
+
+def presented_token(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
+    """The bearer token in ``headers``, or b"" when there is none."""
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, credentials = value.partition(b" ")
+            return credentials.strip() if scheme.lower() == b"bearer" else b""
+    return b""
+
+
 class BearerAuth:
-    """ASGI middleware: 401 for every HTTP request without the token, except ``is_public`` paths.
+    """ASGI middleware: 401 for every HTTP request without a token, except ``is_public`` paths.
 
     Args:
         app: the application to protect.
-        token: the expected token (not empty).
+        tokens: the tokens accepted (the user token and, when set, the operator's).
         is_public: paths that need no token.
     """
 
-    def __init__(self, app: ASGIApp, *, token: str, is_public: Callable[[str], bool]) -> None:
-        if not token:
-            raise ValueError("auth token must not be empty")
+    def __init__(
+        self, app: ASGIApp, *, tokens: list[TokenDigest], is_public: Callable[[str], bool]
+    ) -> None:
         self.app = app
-        self._digest = _digest(token.encode())
+        self._tokens = tokens
         self._is_public = is_public
 
     def __repr__(self) -> str:
@@ -69,11 +98,6 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": _UNAUTHORIZED})
 
     def _authorized(self, scope: Scope) -> bool:
-        presented = b""
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                scheme, _, credentials = value.partition(b" ")
-                if scheme.lower() == b"bearer":
-                    presented = credentials.strip()
-                break
-        return hmac.compare_digest(_digest(presented), self._digest)
+        # Every token is compared (no early exit): the time says nothing about which matched.
+        matched = [token.matches(scope["headers"]) for token in self._tokens]
+        return any(matched)

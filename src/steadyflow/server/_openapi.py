@@ -43,15 +43,18 @@ _REF = "#/components/schemas/{model}"
 _SESSION_PATH = "/apps/{app}/users/{user}/sessions/{session}"
 
 _REASONS = {
+    400: "The Host header is not one this server answers for.",
     401: "Missing or wrong bearer token.",
+    403: "Refused: a browser page of another origin, or not the operator token.",
     404: "No such app, session, invocation or recorded request.",
     409: "Conflict: the session id is taken, or another writer changed the session.",
     413: "Request body too large.",
-    415: "The body is not JSON.",
+    415: "The body is not declared as Content-Type: application/json.",
     422: "Invalid request; the body names each invalid field.",
     429: "The turn used up its max_llm_calls quota.",
     500: "The agent, a tool or a callback raised.",
     502: "The model provider failed.",
+    503: "The session database failed (read-only, full, unreachable); retry later.",
 }
 
 _FROM_SESSION = {
@@ -175,8 +178,8 @@ def _session_paths(app: dict[str, Any]) -> dict[str, Any]:
             "parameters": [app],
             "get": _operation(
                 "listAllSessions",
-                "List every user's sessions",
-                {"200": listed, **_errors(404, 422)},
+                "List every user's sessions (needs the operator token)",
+                {"200": listed, **_errors(403, 404, 422)},
             ),
         },
         "/apps/{app}/users/{user}/sessions": {

@@ -18,7 +18,9 @@ from ..errors import SessionError, SessionStoreError
 from ..run_config import StreamingMode
 from ..runner import Runner
 from ..sessions.base import BaseSessionService, Session
-from ._errors import ApiError
+from ..sessions.state import APP_PREFIX, USER_PREFIX
+from ._auth import TokenDigest
+from ._errors import ApiError, FieldError
 from ._limits import ServerLimits
 from ._requests import RequestLog
 from ._responses import SseTurnResponse, Turn, TurnResponse
@@ -34,7 +36,7 @@ from ._turns import TurnRegistry
 
 __all__ = ["Api"]
 
-_JSON_TYPES = ("application/json", "text/json")
+_JSON_TYPES = ("application/json",)
 
 
 @functools.cache
@@ -60,6 +62,17 @@ def _detail(session: Session) -> dict[str, object]:
     return {**_summary(session), "events": [e.model_dump(mode="json") for e in session.events]}
 
 
+def _refuse_shared_keys(state: dict[str, Any]) -> None:
+    """422 for ``app:``/``user:`` keys: a new session may set only its own state."""
+    shared = [k for k in state if k.startswith((APP_PREFIX, USER_PREFIX))]
+    if shared:
+        message = (
+            "a new session may set only its own keys; app: and user: keys are shared "
+            "beyond it (start the server with --allow-shared-state to allow them)"
+        )
+        raise ApiError.invalid([FieldError(f"state.{key}", message) for key in shared])
+
+
 def _not_found(app: str, user: str, session_id: str) -> ApiError:
     message = f"session {session_id!r} not found for app {app!r}, user {user!r}"
     return ApiError(404, "session_not_found", message)
@@ -76,6 +89,8 @@ class Api:
     turns: TurnRegistry
     requests: RequestLog
     spec: dict[str, Any]
+    operator: TokenDigest | None = None
+    allow_shared_state: bool = False
 
     async def health(self, request: Request) -> Response:
         """``GET /health``: the process is up (no authentication needed)."""
@@ -100,8 +115,16 @@ class Api:
         return self._app(request), check_id("user", request.path_params["user"])
 
     async def list_all_sessions(self, request: Request) -> Response:
-        """``GET /apps/{app}/sessions``: every user's sessions, oldest first."""
-        found = await self.sessions.list_sessions(app_name=self._app(request))
+        """``GET /apps/{app}/sessions``: every user's sessions, oldest first (operator only)."""
+        app = self._app(request)
+        if self.operator is None or not self.operator.matches(request.scope["headers"]):
+            message = (
+                "listing every user's sessions needs the operator token "
+                "(start the server with --operator-token, send it as a bearer token); "
+                "list one user's with GET /apps/{app}/users/{user}/sessions"
+            )
+            raise ApiError(403, "operator_token_required", message)
+        found = await self.sessions.list_sessions(app_name=app)
         return JSONResponse([_summary(s) for s in found])
 
     async def list_sessions(self, request: Request) -> Response:
@@ -114,6 +137,8 @@ class Api:
         """``POST /apps/{app}/users/{user}/sessions``: 201, or 409 when the id is taken."""
         app, user = self._user(request)
         body = parse_body(CreateSessionRequest, await self._body(request), optional=True)
+        if body.state and not self.allow_shared_state:
+            _refuse_shared_keys(body.state)
         if body.session_id is not None and await self.sessions.get_session(
             app_name=app, user_id=user, session_id=body.session_id
         ):
@@ -189,10 +214,15 @@ class Api:
         return Turn(self.runner, self.turns, body.user_id, body.session_id, message, run_config)
 
     async def _body(self, request: Request) -> bytes:
-        """The request body, refused when too large (413) or not JSON (415)."""
-        kind = request.headers.get("content-type", "application/json").split(";")[0].strip()
-        if kind and kind.lower() not in _JSON_TYPES:
-            raise ApiError(415, "unsupported_media_type", f"send JSON, not {kind!r}")
+        """The request body, refused when too large (413) or not declared as JSON (415).
+
+        A body needs ``Content-Type: application/json``: the types a
+        cross-origin page may send without a preflight are all refused. An
+        empty body may omit it.
+        """
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind and kind not in _JSON_TYPES:
+            raise ApiError(415, "unsupported_media_type", f"send application/json, not {kind!r}")
         limit = self.limits.max_body_bytes
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -204,4 +234,7 @@ class Api:
             if size > limit:
                 raise ApiError(413, "body_too_large", f"request body over {limit} bytes")
             chunks.append(chunk)
-        return b"".join(chunks)
+        body = b"".join(chunks)
+        if body and not kind:
+            raise ApiError(415, "unsupported_media_type", "send Content-Type: application/json")
+        return body

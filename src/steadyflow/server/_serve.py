@@ -4,12 +4,17 @@ The store is opened from a URL and closed when the server stops. The bound
 address is logged by uvicorn (``Uvicorn running on http://host:port``, the
 real port when ``port=0``). Binding beyond loopback without a token is
 allowed (a private network may be the guard) but logged as a warning.
+Requests are answered for the loopback names, the bound address and
+``allowed_hosts`` only (``_guard``); bound to every interface (``0.0.0.0``),
+list the names clients use in ``allowed_hosts``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
+from dataclasses import dataclass, field
 
 import uvicorn
 
@@ -18,11 +23,30 @@ from ..sessions.url import open_session_service
 from ._app import create_app
 from ._limits import ServerLimits
 
-__all__ = ["serve", "serve_async"]
+__all__ = ["Access", "serve", "serve_async"]
 
 logger = logging.getLogger("steadyflow.server")
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Access:
+    """Who may reach the server beyond the defaults (see ``create_app``).
+
+    Attributes:
+        allowed_hosts: ``Host`` names answered besides loopback and the bound
+            address (``*``: any).
+        allowed_origins: browser origins that may change state.
+        operator_token: the token that may list every user's sessions.
+        allow_shared_state: new sessions may set ``app:``/``user:`` keys.
+    """
+
+    allowed_hosts: Collection[str] = field(default_factory=tuple)
+    allowed_origins: Collection[str] = field(default_factory=tuple)
+    operator_token: str | None = None
+    allow_shared_state: bool = False
 
 
 async def serve_async(
@@ -35,6 +59,7 @@ async def serve_async(
     auth_token: str | None = None,
     app_name: str | None = None,
     log_level: str = "info",
+    access: Access | None = None,
 ) -> None:
     """Serve ``agent`` on ``host:port`` until the process is told to stop.
 
@@ -48,9 +73,28 @@ async def serve_async(
         auth_token: require ``Authorization: Bearer <token>`` (never logged).
         app_name: the app's name in URLs (default: the agent's name).
         log_level: uvicorn's log level.
+        access: hosts, origins, the operator token and shared-state writes.
     """
+    access = access or Access()
     store = open_session_service(session_url)
-    app = create_app(agent, store, limits, auth_token=auth_token, app_name=app_name)
+    hosts = [*access.allowed_hosts, *([] if host in _WILDCARDS else [host])]
+    app = create_app(
+        agent,
+        store,
+        limits,
+        auth_token=auth_token,
+        app_name=app_name,
+        allowed_hosts=hosts,
+        allowed_origins=access.allowed_origins,
+        operator_token=access.operator_token,
+        allow_shared_state=access.allow_shared_state,
+    )
+    if host in _WILDCARDS and not access.allowed_hosts:
+        logger.warning(
+            "bound to %s but no allowed host given: only loopback names are answered; "
+            "pass the names clients use (--allowed-host)",
+            host,
+        )
     if auth_token is None and host not in _LOOPBACK:
         logger.warning(
             "serving on %s without an auth token: anyone who can reach it can run the agent",
@@ -75,6 +119,7 @@ def serve(
     auth_token: str | None = None,
     app_name: str | None = None,
     log_level: str = "info",
+    access: Access | None = None,
 ) -> None:
     """Blocking twin of ``serve_async``, for scripts and the command line."""
     asyncio.run(
@@ -87,5 +132,6 @@ def serve(
             auth_token=auth_token,
             app_name=app_name,
             log_level=log_level,
+            access=access,
         )
     )

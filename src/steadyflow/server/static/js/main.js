@@ -1,4 +1,4 @@
-// The viewer's entry point: a hash router over three views, and the token prompt.
+// The viewer's entry point: a hash router over its views, and the token prompt.
 
 import { AuthError, api, setToken } from "./api.js";
 import { renderConversation } from "./conversation.js";
@@ -20,6 +20,9 @@ async function route() {
       setCrumbs(user, id, invocation);
       if (invocation) await renderTimeline(view, app, user, id, invocation);
       else await renderConversation(view, app, user, id);
+    } else if (parts[0] === "users" && parts[1]) {
+      setCrumbs();
+      await renderSessions(view, app, parts[1]);
     } else {
       setCrumbs();
       await renderSessions(view, app);

@@ -1,16 +1,32 @@
-// The sessions list: every user's sessions of the served app, and a form to start one.
+// The sessions list: every user's sessions (with the operator token) or one user's,
+// and a form to start one.
 
-import { api } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { h, shortId, wallTime } from "./dom.js";
 
-export async function renderSessions(view, app) {
-  const sessions = await api.get(`/apps/${encodeURIComponent(app)}/sessions`);
+const enc = encodeURIComponent;
+
+export async function renderSessions(view, app, user) {
+  let sessions;
+  try {
+    sessions = await api.get(user ? `/apps/${enc(app)}/users/${enc(user)}/sessions` : `/apps/${enc(app)}/sessions`);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 403) throw error;
+    // Listing every user's sessions needs the operator token: offer one user's instead.
+    view.replaceChildren(
+      h("h1", {}, `Sessions of ${app}`),
+      h("p", { class: "empty" }, "Listing every user's sessions needs the operator token. Look up one user's sessions:"),
+      userForm(),
+      newSessionForm(app),
+    );
+    return;
+  }
   sessions.sort((a, b) => b.last_update_time - a.last_update_time);
   const rows = sessions.map((s) =>
     h(
       "tr",
       { "data-session": s.id },
-      h("td", {}, h("a", { href: `#/sessions/${encodeURIComponent(s.user_id)}/${encodeURIComponent(s.id)}` }, shortId(s.id))),
+      h("td", {}, h("a", { href: `#/sessions/${enc(s.user_id)}/${enc(s.id)}` }, shortId(s.id))),
       h("td", {}, s.user_id),
       h("td", { class: "num" }, s.revision),
       h("td", {}, wallTime(s.last_update_time)),
@@ -24,11 +40,32 @@ export async function renderSessions(view, app) {
         h("tbody", {}, rows),
       )
     : h("p", { class: "empty" }, "No sessions yet: start one below, or through the API.");
-  view.replaceChildren(h("h1", {}, `Sessions of ${app}`), table, newSessionForm(app));
+  const title = user ? `Sessions of ${user} in ${app}` : `Sessions of ${app}`;
+  view.replaceChildren(h("h1", {}, title), table, newSessionForm(app));
+}
+
+function userInput() {
+  return h("input", { name: "user", placeholder: "user id", required: true, pattern: "[A-Za-z0-9][A-Za-z0-9_.:@\\-]{0,127}" });
+}
+
+function userForm() {
+  const user = userInput();
+  return h(
+    "form",
+    {
+      class: "user-sessions",
+      onsubmit: (event) => {
+        event.preventDefault();
+        location.hash = `#/users/${enc(user.value)}`;
+      },
+    },
+    h("label", {}, "Sessions of ", user),
+    h("button", { type: "submit" }, "Show"),
+  );
 }
 
 function newSessionForm(app) {
-  const user = h("input", { name: "user", placeholder: "user id", required: true, pattern: "[A-Za-z0-9][A-Za-z0-9_.:@\\-]{0,127}" });
+  const user = userInput();
   return h(
     "form",
     {
