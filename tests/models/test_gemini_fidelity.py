@@ -12,10 +12,11 @@ import base64
 import pytest
 
 from steadyflow import LlmAgent, RunConfig, StreamingMode
-from steadyflow.models import LlmRequest
+from steadyflow.models import BaseLlm, LlmRequest
 from steadyflow.models._gemini_wire import SKIP_SIGNATURE, build_config, contents_from
+from steadyflow.models.fallback import FallbackLlm
 from steadyflow.models.gemini import Gemini
-from steadyflow.testing.emulator import ToolCall
+from steadyflow.testing.emulator import Fault, ToolCall
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import (
     Content,
@@ -38,7 +39,7 @@ def lookup_order(order_id: str) -> dict[str, str]:
     return {"order_id": order_id, "status": "shipped"}
 
 
-def agent(llm: Gemini) -> LlmAgent:
+def agent(llm: BaseLlm) -> LlmAgent:
     return LlmAgent(
         name="support", model=llm, instruction="Use lookup_order.", tools=[lookup_order]
     )
@@ -199,3 +200,34 @@ async def test_extra_headers_go_with_every_request_and_stay_out_of_the_repr(
         pass
     assert emu.requests[-1].headers["x-gateway-token"] == SECRET
     assert SECRET not in repr(llm)
+
+
+@module_loop
+@MODES
+async def test_after_a_fallback_the_next_gemini_3_model_gets_no_foreign_signature(
+    mode: StreamingMode, emulate: Emulate
+) -> None:
+    # Step 1 is answered by model a (a signed call); step 2's request to a
+    # fails with 503, so the chain asks model b, which refuses a's signature.
+    emu = await emulate(
+        [ToolCall("lookup_order", {"order_id": "812"}), "Order 812 shipped."],
+        faults=[Fault.http(503, on=2)],
+    )
+    first, second = (
+        Gemini(name, api_key=SECRET, base_url=emu.base_url)
+        for name in ("gemini-3-test-a", "gemini-3-test-b")
+    )
+    try:
+        result = await run_turn(
+            agent(FallbackLlm([first, second])),
+            "Where is 812?",
+            run_config=RunConfig(streaming_mode=mode),
+        )
+    finally:
+        await first.aclose()
+        await second.aclose()
+    assert result.error is None
+    assert result.final_text == "Order 812 shipped."
+    assert [r.model for r in emu.requests] == ["gemini-3-test-a"] * 2 + ["gemini-3-test-b"]
+    (call_part,) = emu.requests[2].body["contents"][1]["parts"]
+    assert call_part["thoughtSignature"] == wire(SKIP_SIGNATURE)
