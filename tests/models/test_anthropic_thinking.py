@@ -14,7 +14,7 @@ import pytest
 from steadyflow import LlmAgent, RunConfig, StreamingMode
 from steadyflow.errors import ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
-from steadyflow.testing.emulator import ProviderEmulator
+from steadyflow.testing.emulator import ProviderEmulator, ToolCall
 from steadyflow.testing.emulator._anthropic_checks import REDACTION_TRIGGER
 from steadyflow.testing.harness import TurnResult, run_turn
 from steadyflow.types import Content, GenerateContentConfig, Part, ThinkingConfig
@@ -61,6 +61,24 @@ async def test_a_two_step_tool_turn_sends_the_signed_thinking_back(
     assert [b["type"] for b in sent_back] == ["thinking", "tool_use"]
     assert sent_back[0]["signature"] == thought.thought_signature.decode()
     assert sent_back[0]["thinking"] == thought.text
+
+
+@MODES
+async def test_a_turn_of_several_tool_steps_keeps_the_opening_thinking(
+    mode: StreamingMode, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    script = [
+        ToolCall("lookup_order", {"order_id": "812"}),
+        ToolCall("lookup_order", {"order_id": "913"}),
+        "Both shipped.",
+    ]
+    emu = await emulate(script)
+    result = await thinking_turn(make_llm("anthropic", emu), "Where are 812 and 913?", mode)
+    assert result.error is None
+    assert result.events[-1].text == "Both shipped."
+    assert emu.attempts("anthropic") == 3
+    kinds = [[b["type"] for b in blocks_of(emu, 2, n)] for n in (1, 3)]
+    assert kinds == [["thinking", "tool_use"], ["tool_use"]]  # Claude thinks once per turn
 
 
 @MODES

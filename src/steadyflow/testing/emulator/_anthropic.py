@@ -5,8 +5,9 @@ answer: ``message`` objects with text and ``tool_use`` blocks, and the SSE
 sequence ``message_start``, ``ping``, ``content_block_*`` (text deltas and
 ``input_json_delta`` pieces), ``message_delta`` with usage, ``message_stop``.
 
-A request with ``thinking`` on gets extended thinking: each answer starts
-with a ``thinking`` block signed for the model (streamed as
+A request with ``thinking`` on gets extended thinking: the first answer of
+a turn (not one to tool results) starts with a ``thinking`` block signed for
+the model (streamed as
 ``thinking_delta`` and ``signature_delta``), plus a ``redacted_thinking``
 block when the user message holds Anthropic's redaction trigger string.
 Requests are checked as strictly as the real API checks them
@@ -142,8 +143,9 @@ class AnthropicDialect(Dialect):
 
     def _thoughts(self, reply: Reply, request: EmulatedRequest) -> list[dict[str, Any]]:
         """The thinking blocks that open the answer when the request turned thinking on."""
-        if not thinking_on(request.body):
-            return []
+        last = request.last
+        if not thinking_on(request.body) or (last and last.results and not last.text):
+            return []  # Claude thinks once per turn, not again after each tool result
         plan = f"I should call {reply.tool_calls[0].name}." if reply.tool_calls else "I can answer."
         thinking = f"The user asks: {request.last_user_text[:80]!r}. {plan}"
         blocks = [

@@ -195,12 +195,22 @@ def _check_pairs(messages: list[dict[str, Any]]) -> None:
 
 
 def _check_thinking_kept(messages: list[dict[str, Any]]) -> None:
-    """With thinking on, the assistant turn before the last results starts with its thinking."""
+    """With thinking on, an assistant turn inside its tool loop starts with its thinking.
+
+    The turn starts after the last user message that is not only tool results;
+    its first assistant message must open with the thinking blocks it came with.
+    """
     last = messages[-1] if messages else None
     if last is None or last.get("role") != "user" or "tool_result" not in _kinds(last):
         return
-    n = len(messages) - 2
-    kinds = _kinds(messages[n]) if n >= 0 else []
+    starts = [
+        n
+        for n, m in enumerate(messages)
+        if m.get("role") == "user" and set(_kinds(m) or ["text"]) != {"tool_result"}
+    ]
+    n = starts[-1] + 1 if starts else 0
+    opening = messages[n] if n < len(messages) - 1 else {}
+    kinds = _kinds(opening) if opening.get("role") == "assistant" else []
     if kinds and kinds[0] not in _THOUGHTS:
         raise WireError(
             f"messages.{n}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
