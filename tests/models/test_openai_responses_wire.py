@@ -79,6 +79,14 @@ def test_reasoning_without_what_finds_it_again_is_not_sent() -> None:
     assert [i["type"] for i in params(other)["input"]] == ["message"]
 
 
+def test_reasoning_with_nothing_after_it_in_its_turn_is_not_sent() -> None:
+    cut_short = Content.from_parts(
+        reasoning("rs_1"), role="model"
+    )  # e.g. MAX_TOKENS while thinking
+    sent = params(Content.from_text("hi"), cut_short, Content.from_text("go on"))
+    assert [i["type"] for i in sent["input"]] == ["message", "message"]
+
+
 @pytest.mark.parametrize(
     ("thinking", "reasoning_param"),
     [

@@ -89,6 +89,8 @@ def _model_items(content: Content, model: str, store: bool) -> list[dict[str, An
                 last["content"] += part.text
             else:
                 items.append({"type": "message", "role": "assistant", "content": part.text})
+    while items and items[-1]["type"] == "reasoning":
+        items.pop()  # the API refuses a reasoning item without the output that followed it
     return items
 
 

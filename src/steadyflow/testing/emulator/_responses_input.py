@@ -166,13 +166,21 @@ def _check_item(item: Any, where: str, following: Any, model: str, store: bool) 
         if name not in item:
             raise _missing(f"{where}.{name}")
     if kind == "reasoning":
-        if following is None:
+        if not _follows_reasoning(following):
             raise ResponsesWireError(
                 f"Item '{item['id']}' of type 'reasoning' was provided without its required "
                 "following item.",
                 "input",
             )
         _check_reasoning(item, where, model, store)
+
+
+def _follows_reasoning(item: Any) -> bool:
+    """Whether ``item`` can follow a reasoning item: more reasoning, or what it led to."""
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type", "message")
+    return kind in ("reasoning", "function_call") or item.get("role") == "assistant"
 
 
 def _tool(tool: Any, n: int) -> ToolSpec:
