@@ -19,6 +19,7 @@
         ├── SessionNotFoundError
         ├── StaleSessionError                  another writer appended first
         ├── SessionStoreError                  the database failed: read-only, full, down
+        ├── EventTooLargeError                 an event over the store's max_event_bytes
         └── SchemaVersionError                 the database is from a newer steadyflow
 
 Model errors carry ``status_code``, ``retry_after`` (seconds, the provider's
@@ -39,6 +40,7 @@ __all__ = [
     "AgentTransferError",
     "CircuitOpenError",
     "ConfigurationError",
+    "EventTooLargeError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
     "ModelConnectionError",
@@ -238,6 +240,28 @@ class SessionStoreError(SessionError):
     def __init__(self, url: str, action: str, reason: str) -> None:
         self.url = url
         super().__init__(f"session store {url} could not {action}: {reason}")
+
+
+class EventTooLargeError(SessionError):
+    """An event is larger than the session store accepts; nothing of it was stored.
+
+    A model answer or tool result this large would be sent back to the
+    model on every later turn, and held in every server's memory.
+
+    Attributes:
+        event_id: the refused event.
+        size: its size in bytes as stored JSON.
+        limit: the store's ``max_event_bytes``.
+    """
+
+    def __init__(self, event_id: str, size: int, limit: int) -> None:
+        self.event_id = event_id
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"event {event_id!r} is {size} bytes of JSON, over the session store's "
+            f"max_event_bytes ({limit}); nothing of it was stored"
+        )
 
 
 class SchemaVersionError(SessionError):

@@ -7,8 +7,10 @@ from typing import Any
 
 from sqlalchemy import event
 
+from steadyflow import LlmAgent
 from steadyflow.server import create_app
 from steadyflow.sessions.sql import SqlSessionService
+from steadyflow.testing import ScriptedLlm
 from tests.server.harness import APP, USER, echo_agent, run_body, running
 
 SECRET_TEXT = "my card is 4242-4242"
@@ -44,3 +46,17 @@ async def test_a_read_only_database_is_503_for_a_new_session_and_a_turn(tmp_path
         assert "readonly" in response.text and "sessions.db" in response.text
         assert "INSERT" not in response.text and SECRET_TEXT not in response.text
     assert listed.status_code == 200 and len(listed.json()) == 1
+
+
+async def test_an_answer_over_the_stores_max_event_bytes_is_507(tmp_path: Path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
+    service = SqlSessionService(url, max_event_bytes=4096)
+    agent = LlmAgent(name=APP, model=ScriptedLlm(["z" * 10_000]))
+    async with running(create_app(agent, service)) as client:
+        session_id = (await client.post(f"/apps/{APP}/users/{USER}/sessions")).json()["id"]
+        turn = await client.post("/run", json=run_body(session_id))
+        stored = (await client.get(f"/apps/{APP}/users/{USER}/sessions/{session_id}")).json()
+    await service.close()
+    assert turn.status_code == 507
+    assert turn.json()["error"]["type"] == "EventTooLargeError"
+    assert [e["author"] for e in stored["events"]] == ["user", "steadyflow"]

@@ -11,6 +11,8 @@ cause                              status  why
 ``SessionNotFoundError``           404     the session is not there
 ``SessionStoreError``              503     the database failed (read-only,
                                            full, unreachable); retry later
+``EventTooLargeError``             507     an answer or tool result over the
+                                           store's ``max_event_bytes``
 other ``SessionError``             409     the store refused the write: the
                                            session changed (e.g. was deleted)
                                            while the turn ran
@@ -34,6 +36,7 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from ..errors import (
+    EventTooLargeError,
     LlmCallsLimitExceededError,
     ModelError,
     SchemaVersionError,
@@ -92,6 +95,8 @@ def status_for(error: BaseException) -> int:
         return 404
     if isinstance(error, SessionStoreError):
         return 503
+    if isinstance(error, EventTooLargeError):
+        return 507
     if isinstance(error, SessionError) and not isinstance(error, SchemaVersionError):
         return 409
     if isinstance(error, LlmCallsLimitExceededError):

@@ -55,6 +55,7 @@ _REASONS = {
     500: "The agent, a tool or a callback raised.",
     502: "The model provider failed.",
     503: "The session database failed (read-only, full, unreachable); retry later.",
+    507: "An event of the turn is over the session store's max_event_bytes.",
 }
 
 _FROM_SESSION = {

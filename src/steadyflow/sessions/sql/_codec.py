@@ -19,7 +19,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from ...errors import SessionError
 from ...events import Event
 
-__all__ = ["decode_event", "encode_event", "encode_state"]
+__all__ = ["decode_event", "encode_event", "encode_state", "encoded_size"]
 
 
 def encode_event(event: Event) -> Any:
@@ -30,6 +30,11 @@ def encode_event(event: Event) -> Any:
         return to_jsonable_python(dumped, bytes_mode="base64")
     except PydanticSerializationError as exc:
         raise SessionError(f"event {event.id!r} holds a value that is not JSON: {exc}") from exc
+
+
+def encoded_size(data: Any) -> int:
+    """The size in bytes of ``data`` (an ``encode_event`` result) as stored JSON text."""
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def decode_event(text: str) -> Event:

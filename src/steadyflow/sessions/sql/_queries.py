@@ -58,15 +58,18 @@ async def read_session_row(conn: AsyncConnection, key: SessionKey) -> SessionRow
     return None if row is None else SessionRow(*row)
 
 
-async def load_events(conn: AsyncConnection, key: SessionKey, after: int, upto: int) -> list[Event]:
-    """Events with ``after < seq <= upto`` in order, in one query."""
+async def load_events(
+    conn: AsyncConnection, key: SessionKey, after: int, upto: int
+) -> tuple[list[Event], int]:
+    """Events with ``after < seq <= upto`` in order, in one query, and their JSON's size."""
     e = t.events
     query = (
         select(cast(e.c.data, Text))  # the JSON text: parsed once, by pydantic
         .where(session_filter(e, key) & (e.c.seq > after) & (e.c.seq <= upto))
         .order_by(e.c.seq)
     )
-    return [decode_event(text) for text in (await conn.execute(query)).scalars()]
+    texts = list((await conn.execute(query)).scalars())
+    return [decode_event(text) for text in texts], sum(len(text) for text in texts)
 
 
 async def read_shared_state(conn: AsyncConnection, app_name: str, user_id: str) -> dict[str, Any]:

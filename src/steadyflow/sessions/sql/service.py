@@ -25,18 +25,21 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..._redact import redact_url
-from ...errors import SessionError, StaleSessionError
+from ...errors import EventTooLargeError, SessionError, StaleSessionError
 from ...events import Event
 from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
 from ..state import split_delta
 from . import _queries as q
 from . import _schema as t
-from ._cache import EventCache, SessionKey
-from ._codec import encode_event, encode_state
+from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache, SessionKey
+from ._codec import encode_event, encode_state, encoded_size
 from ._engine import WRITE, create_engine, make_folder, normalize_url
 from ._failures import store_failures
 
-__all__ = ["SqlSessionService"]
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SqlSessionService"]
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+"""The largest event the SQL store keeps by default: 16 MiB of JSON."""
 
 
 class SqlSessionService(BaseSessionService):
@@ -51,12 +54,27 @@ class SqlSessionService(BaseSessionService):
             first use.
         cache_max_events: how many loaded events to keep in memory across
             sessions (0 turns the cache off).
+        cache_max_bytes: how many bytes of events (as stored JSON) the
+            cache keeps across sessions; default 64 MiB.
+        max_event_bytes: the largest event stored, as JSON; a larger one
+            raises ``EventTooLargeError`` and nothing is stored. Default
+            16 MiB.
     """
 
-    def __init__(self, url: str | URL, *, cache_max_events: int = 100_000) -> None:
+    def __init__(
+        self,
+        url: str | URL,
+        *,
+        cache_max_events: int = 100_000,
+        cache_max_bytes: int = DEFAULT_CACHE_MAX_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        if max_event_bytes < 1:
+            raise ValueError(f"max_event_bytes must be >= 1, got {max_event_bytes}")
         self._url = normalize_url(url)
         self._engine = create_engine(self._url)
-        self._cache = EventCache(cache_max_events)
+        self._cache = EventCache(cache_max_events, cache_max_bytes)
+        self.max_event_bytes = max_event_bytes
         self._ready = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready_lock = asyncio.Lock()
@@ -115,12 +133,15 @@ class SqlSessionService(BaseSessionService):
                 return None
             cached = self._cache.lookup(key, row.incarnation, row.revision)
             events = list(cached.events) if cached is not None else []
+            size = cached.size if cached is not None else 0
             behind = len(events) < row.revision
             if behind:  # read only what the cache has not seen
-                events += await q.load_events(conn, key, len(events), row.revision)
+                loaded, loaded_size = await q.load_events(conn, key, len(events), row.revision)
+                events += loaded
+                size += loaded_size
             shared = await q.read_shared_state(conn, app_name, user_id)
         if cached is None or behind:
-            self._cache.store(key, row.incarnation, list(events))
+            self._cache.store(key, row.incarnation, list(events), size)
         return _session(key, {**row.state, **shared}, events, row.update_time, row.revision)
 
     async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> list[Session]:
@@ -162,12 +183,16 @@ class SqlSessionService(BaseSessionService):
             SessionError: the session was deleted, or a state value is not JSON.
             SessionStoreError: the database failed (read-only, full, gone);
                 nothing was stored.
+            EventTooLargeError: the event's JSON is over ``max_event_bytes``.
         """
         if event.partial:
             return event
         stored = event_as_stored(event)
         scoped = split_delta(encode_state(stored.actions.state_delta))
         data = encode_event(stored)
+        size = encoded_size(data)
+        if size > self.max_event_bytes:
+            raise EventTooLargeError(event.id, size, self.max_event_bytes)
         key = (session.app_name, session.user_id, session.id)
         async with self._write("append an event") as conn:
             incarnation = await self._advance(conn, session, stored, scoped.session)
@@ -177,7 +202,7 @@ class SqlSessionService(BaseSessionService):
                 await conn.rollback()
                 return event  # stored before: appending it again changes nothing
             await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
-        self._cache.extend(key, incarnation, session.revision, stored)
+        self._cache.extend(key, incarnation, session.revision, stored, size)
         return apply_event_locally(session, event)
 
     async def close(self) -> None:
