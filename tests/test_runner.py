@@ -9,7 +9,6 @@ from steadyflow import (
     InMemoryRunner,
     LiveRequestQueue,
     LlmAgent,
-    RetryConfig,
     RunConfig,
     Runner,
     SessionNotFoundError,
@@ -17,7 +16,7 @@ from steadyflow import (
     StreamingMode,
 )
 from steadyflow.models import BaseLlmConnection, LlmRequest, LlmResponse
-from steadyflow.testing import ScriptedLlm, call, fake_clock, http_error
+from steadyflow.testing import ScriptedLlm, call
 
 
 async def test_unknown_session_is_a_clear_error():
@@ -204,62 +203,3 @@ async def test_a_turn_overtaken_by_another_writer_fails_with_stale_session_error
     assert stored is not None
     responses = [e for e in stored.events if e.get_function_responses()]
     assert responses == []  # nothing of the overtaken append was stored
-
-
-async def test_on_model_request_sees_each_calls_final_request_once():
-    seen: list[tuple[int, str]] = []
-
-    def add_rule(callback_context, llm_request):
-        llm_request.append_instructions(["Be brief."])
-
-    def tool() -> str:
-        """A tool."""
-        return "ok"
-
-    agent = LlmAgent(
-        name="a",
-        model=ScriptedLlm([http_error(503), call("tool"), "done"]),
-        tools=[tool],
-        before_model_callback=add_rule,
-    )
-    runner = Runner(
-        app_name="x",
-        agent=agent,
-        session_service="memory://",
-        on_model_request=lambda invocation, step, request: seen.append(
-            (step, request.config.system_instruction or "")
-        ),
-    )
-    session = await runner.create_session(user_id="u")
-    with fake_clock():
-        events = [
-            e
-            async for e in runner.run_async(
-                user_id="u",
-                session_id=session.id,
-                new_message="go",
-                run_config=RunConfig(retry_config=RetryConfig(max_attempts=2)),
-            )
-        ]
-    assert events[-1].text == "done"
-    assert [step for step, _ in seen] == [1, 2]  # once per step, not per attempt
-    assert all(text.endswith("Be brief.") for _, text in seen)
-
-
-async def test_on_model_request_is_not_called_when_a_callback_answers():
-    seen: list[int] = []
-    agent = LlmAgent(
-        name="a",
-        model=ScriptedLlm([]),
-        before_model_callback=lambda **_: LlmResponse.from_text("cached"),
-    )
-    runner = Runner(
-        app_name="x",
-        agent=agent,
-        session_service="memory://",
-        on_model_request=lambda invocation, step, request: seen.append(step),
-    )
-    session = await runner.create_session(user_id="u")
-    async for _ in runner.run_async(user_id="u", session_id=session.id, new_message="hi"):
-        pass
-    assert seen == []

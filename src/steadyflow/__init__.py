@@ -12,7 +12,8 @@ import typing
 if typing.TYPE_CHECKING:
     from .agents.base_agent import BaseAgent
     from .agents.llm_agent import LlmAgent
-    from .context import CallbackContext, InvocationContext, ToolContext
+    from .agents.workflow import LoopAgent, ParallelAgent, SequentialAgent
+    from .context import CallbackContext, InvocationContext, ReadonlyContext, ToolContext
     from .errors import (
         AgentNotFoundError,
         AgentTransferError,
@@ -92,6 +93,7 @@ _LAZY: dict[str, str] = {
     "LlmAgent": "agents.llm_agent",
     "LlmCallsLimitExceededError": "errors",
     "LongRunningFunctionTool": "tools.function_tool",
+    "LoopAgent": "agents.workflow",
     "MissingStateKeyError": "errors",
     "ModelConnectionError": "errors",
     "ModelError": "errors",
@@ -99,12 +101,15 @@ _LAZY: dict[str, str] = {
     "ModelNotFoundError": "errors",
     "ModelResponseError": "errors",
     "ModelTimeoutError": "errors",
+    "ParallelAgent": "agents.workflow",
     "Part": "types",
     "ProviderData": "types",
+    "ReadonlyContext": "context",
     "RetryConfig": "retry.config",
     "RunConfig": "run_config",
     "Runner": "runner",
     "SchemaVersionError": "errors",
+    "SequentialAgent": "agents.workflow",
     "Session": "sessions.base",
     "SessionError": "errors",
     "SessionNotFoundError": "errors",
@@ -148,6 +153,7 @@ __all__ = [
     "LlmAgent",
     "LlmCallsLimitExceededError",
     "LongRunningFunctionTool",
+    "LoopAgent",
     "MissingStateKeyError",
     "ModelConnectionError",
     "ModelError",
@@ -155,12 +161,15 @@ __all__ = [
     "ModelNotFoundError",
     "ModelResponseError",
     "ModelTimeoutError",
+    "ParallelAgent",
     "Part",
     "ProviderData",
+    "ReadonlyContext",
     "RetryConfig",
     "RunConfig",
     "Runner",
     "SchemaVersionError",
+    "SequentialAgent",
     "Session",
     "SessionError",
     "SessionNotFoundError",

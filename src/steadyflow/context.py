@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import LlmCallsLimitExceededError
 from .events import EventActions
-from .models.llm_request import LlmRequest
+from .plugins._manager import PluginManager
 from .run_config import RunConfig
 from .sessions.base import BaseSessionService, Session
 from .tracing import InvocationRecorder
@@ -120,10 +120,6 @@ class LlmCallBudget:
         self.count += 1
 
 
-ModelRequestListener = Callable[[str, int, LlmRequest], None]
-"""Told ``(invocation_id, step number, request)`` just before each logical model call."""
-
-
 @dataclasses.dataclass(eq=False, kw_only=True)
 class InvocationContext:
     """Everything one invocation's flow needs.
@@ -132,6 +128,7 @@ class InvocationContext:
     new agent that shares the session, budget and end flag. ``trace`` records
     the invocation's stored trace (shared by every copy); ``agent_span`` is the
     running agent's ``invoke_agent`` span, the parent of its model and tool spans.
+    ``plugins`` are the runner's plugins (their hooks run before the agents').
     """
 
     invocation_id: str
@@ -146,7 +143,7 @@ class InvocationContext:
     live_request_queue: Any = None
     trace: InvocationRecorder = dataclasses.field(default_factory=InvocationRecorder)
     agent_span: Span | None = None
-    on_model_request: ModelRequestListener | None = None
+    plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
 
     def increment_llm_call_count(self) -> None:
         """Count one provider attempt against ``max_llm_calls``."""
@@ -270,14 +267,23 @@ InstructionProvider = Callable[[ReadonlyContext], "str | Awaitable[str]"]
 class CallbackContext(ReadonlyContext):
     """What a model or agent callback can see and change.
 
+    Attributes:
+        step: the trace step number of the model call a model callback
+            belongs to (None for agent callbacks).
+
     ``actions`` and ``state`` are built on first use: most steps and tool
     calls never touch them.
     """
 
     def __init__(
-        self, invocation_context: InvocationContext, actions: EventActions | None = None
+        self,
+        invocation_context: InvocationContext,
+        actions: EventActions | None = None,
+        *,
+        step: int | None = None,
     ) -> None:
         super().__init__(invocation_context)
+        self.step = step
         self._actions = actions
         self._state: State | None = None
         self._batch: dict[str, Any] | None = None

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ._aio import aclose
 from .agents.base_agent import BaseAgent
-from .context import InvocationContext, LlmCallBudget, ModelRequestListener, new_invocation_id
+from .context import InvocationContext, LlmCallBudget, new_invocation_id
 from .errors import SessionNotFoundError
 from .events import Event
+from .flows.callbacks import run_callbacks
 from .live_request_queue import LiveRequestQueue
+from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
@@ -97,11 +99,15 @@ class Runner:
         agent: the root agent.
         session_service: a store, or a URL: ``memory://``,
             ``sqlite:///path/to.db``, ``postgresql://user@host/db``.
-        on_model_request: called with ``(invocation_id, step, request)`` once
-            per logical model call, after the before-model callbacks (so with
-            their edits) and before the first attempt; not called when a
-            callback answered instead of the model. Keep it quick: it runs on
-            the call's path. The trace viewer records requests with it.
+        plugins: ``steadyflow.plugins.BasePlugin`` objects whose hooks apply
+            to every agent this runner runs, before the agents' own callbacks
+            (the server's request recorder is one).
+
+    A plugin's ``before_run_callback`` may answer instead of the agent (its
+    ``Content`` becomes the agent's one event); ``on_event_callback`` may
+    replace each event before it is stored and yielded (so what you receive
+    is what was stored); ``after_run_callback`` runs once the invocation
+    ended without an error.
     """
 
     def __init__(
@@ -110,12 +116,12 @@ class Runner:
         app_name: str,
         agent: BaseAgent,
         session_service: BaseSessionService | str,
-        on_model_request: ModelRequestListener | None = None,
+        plugins: Sequence[BasePlugin] = (),
     ) -> None:
         self.app_name = app_name
         self.agent = agent
         self.session_service = _open_service(session_service)
-        self.on_model_request = on_model_request
+        self.plugins = PluginManager(plugins)
 
     async def create_session(
         self, *, user_id: str, session_id: str | None = None, state: dict[str, Any] | None = None
@@ -148,7 +154,7 @@ class Runner:
             run_config=run_config,
             user_content=user_content,
             budget=LlmCallBudget(run_config.max_llm_calls),
-            on_model_request=self.on_model_request,
+            plugins=self.plugins,
         )
 
     def run_async(
@@ -189,10 +195,19 @@ class Runner:
         ctx.live_request_queue = live_request_queue
         agent = _agent_to_run(self.agent, session)
         agent_ctx = ctx.for_agent(agent)
-        events = agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
+        if self.plugins.plugins:
+            events = self._with_plugins(agent, agent_ctx, live=message is None)
+        else:
+            events = (
+                agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
+            )
+        on_event = self.plugins.hooks("on_event_callback")
         error: BaseException | None = None
         try:
             async for event in events:
+                if on_event:
+                    replaced = await run_callbacks(on_event, invocation_context=ctx, event=event)
+                    event = event if replaced is None else replaced
                 if not event.partial:
                     event = await self.session_service.append_event(session, event)
                 yield event
@@ -205,6 +220,24 @@ class Runner:
                 await aclose(events)
             finally:
                 await self._store_trace(session, ctx, error)
+
+    async def _with_plugins(
+        self, agent: BaseAgent, ctx: InvocationContext, *, live: bool
+    ) -> AsyncIterator[Event]:
+        """The agent's events between the plugins' before-run and after-run hooks."""
+        answer = await run_callbacks(
+            self.plugins.hooks("before_run_callback"), invocation_context=ctx
+        )
+        if answer is not None:
+            yield Event(invocation_id=ctx.invocation_id, author=agent.name, content=answer)
+            return
+        events = agent.run_live(ctx) if live else agent.run_async(ctx)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await aclose(events)
+        await run_callbacks(self.plugins.hooks("after_run_callback"), invocation_context=ctx)
 
     async def _store_trace(
         self, session: Session, ctx: InvocationContext, error: BaseException | None

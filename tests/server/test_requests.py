@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from steadyflow import LlmAgent
-from steadyflow.models import LlmRequest
+from steadyflow import LlmAgent, RetryConfig, RunConfig, Runner
+from steadyflow.models import LlmRequest, LlmResponse
 from steadyflow.server import ServerLimits, create_app
 from steadyflow.server._requests import RequestLog
 from steadyflow.sessions import InMemorySessionService
@@ -81,14 +81,14 @@ async def test_a_request_this_process_did_not_record_is_404_saying_so():
 def test_the_log_forgets_the_oldest_invocations():
     log = RequestLog(max_invocations=2)
     for invocation in ("a", "b", "c"):
-        log(invocation, 1, LlmRequest(model=invocation))
+        log.record(invocation, 1, LlmRequest(model=invocation))
     assert [log.get(i, 1) is not None for i in ("a", "b", "c")] == [False, True, True]
 
 
 def test_the_log_keeps_a_copy_of_the_request():
     log = RequestLog()
     request = LlmRequest(model="m")
-    log("a", 3, request)
+    log.record("a", 3, request)
     request.model = "changed later"
     recorded = log.get("a", 3)
     assert recorded is not None and recorded.model == "m"
@@ -104,3 +104,50 @@ def test_serving_an_agent_leaves_its_callbacks_as_they_were():
 def test_the_log_size_must_be_positive():
     with pytest.raises(ValueError, match="max_invocations must be >= 1"):
         RequestLog(max_invocations=0)
+
+
+async def _run(runner: Runner, run_config: RunConfig | None = None) -> list:
+    session = await runner.create_session(user_id="u")
+    return [
+        e
+        async for e in runner.run_async(
+            user_id="u", session_id=session.id, new_message="go", run_config=run_config
+        )
+    ]
+
+
+async def test_the_log_sees_each_calls_final_request_once_as_a_runner_plugin():
+    def add_rule(callback_context, llm_request):
+        llm_request.append_instructions(["Be brief."])
+
+    def tool() -> str:
+        """A tool."""
+        return "ok"
+
+    agent = LlmAgent(
+        name="a",
+        model=ScriptedLlm([http_error(503), call("tool"), "done"]),
+        tools=[tool],
+        before_model_callback=add_rule,
+    )
+    log = RequestLog()
+    runner = Runner(app_name="x", agent=agent, session_service="memory://", plugins=[log])
+    with fake_clock():
+        events = await _run(runner, RunConfig(retry_config=RetryConfig(max_attempts=2)))
+    assert events[-1].text == "done"
+    invocation = events[-1].invocation_id
+    recorded = [log.get(invocation, step) for step in (1, 2, 3)]
+    assert recorded[2] is None  # once per step, not per attempt
+    assert all((r.config.system_instruction or "").endswith("Be brief.") for r in recorded[:2])
+
+
+async def test_the_log_records_nothing_when_a_callback_answers():
+    agent = LlmAgent(
+        name="a",
+        model=ScriptedLlm([]),
+        before_model_callback=lambda **_: LlmResponse.from_text("cached"),
+    )
+    log = RequestLog()
+    runner = Runner(app_name="x", agent=agent, session_service="memory://", plugins=[log])
+    events = await _run(runner)
+    assert log.get(events[-1].invocation_id, 1) is None

@@ -1,7 +1,17 @@
-"""Agents: the agent tree and the model-driven ``LlmAgent``."""
+"""Agents: the agent tree, the model-driven ``LlmAgent`` and the workflow agents."""
 
-from ..context import CallbackContext, InvocationContext
+from ..context import CallbackContext, InvocationContext, ReadonlyContext
 from .base_agent import BaseAgent
 from .llm_agent import LlmAgent
+from .workflow import LoopAgent, ParallelAgent, SequentialAgent
 
-__all__ = ["BaseAgent", "CallbackContext", "InvocationContext", "LlmAgent"]
+__all__ = [
+    "BaseAgent",
+    "CallbackContext",
+    "InvocationContext",
+    "LlmAgent",
+    "LoopAgent",
+    "ParallelAgent",
+    "ReadonlyContext",
+    "SequentialAgent",
+]

@@ -1,14 +1,36 @@
-"""``BaseAgent``: a named node in the agent tree that produces events."""
+"""``BaseAgent``: a named node in the agent tree that produces events.
+
+Every agent, model-driven or workflow, runs between its agent callbacks
+(the runner's plugins' first, then its own):
+
+- ``before_agent_callback(callback_context)``: a returned ``Content`` answers
+  instead of the agent, which then does not run (the invocation goes on: a
+  pipeline's next stage still runs);
+- ``after_agent_callback(callback_context)``: a returned ``Content`` becomes
+  one more event of the agent, after its own; not run when the invocation
+  was ended.
+
+State a callback writes is stored on that event (or on an event of its own
+when it returned nothing).
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
-from ..context import InvocationContext
+from .._aio import aclose
+from ..context import CallbackContext, InvocationContext
+from ..errors import ConfigurationError
 from ..events import Event
+from ..flows.callbacks import Callbacks, chained, normalize_callbacks, run_callbacks
+from ..types import Content
 
-__all__ = ["BaseAgent"]
+__all__ = ["BaseAgent", "Callback"]
+
+Callback = Callable[..., Any] | Sequence[Callable[..., Any]] | None
+"""One callable, a list of them, or None (sync or async callables)."""
 
 
 class BaseAgent(ABC):
@@ -16,10 +38,25 @@ class BaseAgent(ABC):
 
     An agent belongs to at most one parent; names are unique in a tree
     (``find_agent`` looks them up for transfers).
+
+    Args:
+        name: unique name in the agent tree (a Python identifier).
+        description: what this agent does (other agents read it to transfer).
+        sub_agents: the agents below this one.
+        before_agent_callback: ``(callback_context)``; a returned ``Content``
+            answers instead of the agent.
+        after_agent_callback: ``(callback_context)``; a returned ``Content``
+            becomes one more event after the agent's own.
     """
 
     def __init__(
-        self, *, name: str, description: str = "", sub_agents: Sequence[BaseAgent] = ()
+        self,
+        *,
+        name: str,
+        description: str = "",
+        sub_agents: Sequence[BaseAgent] = (),
+        before_agent_callback: Callback = None,
+        after_agent_callback: Callback = None,
     ) -> None:
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"agent name must be a Python identifier, got {name!r}")
@@ -27,6 +64,12 @@ class BaseAgent(ABC):
             raise ValueError("agent name 'user' is reserved for the user's messages")
         self.name = name
         self.description = description
+        self.before_agent_callbacks = normalize_callbacks(
+            before_agent_callback, "before_agent_callback"
+        )
+        self.after_agent_callbacks = normalize_callbacks(
+            after_agent_callback, "after_agent_callback"
+        )
         self.parent_agent: BaseAgent | None = None
         self.sub_agents: list[BaseAgent] = []
         seen: set[str] = set()
@@ -73,8 +116,53 @@ class BaseAgent(ABC):
 
     def run_async(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent within the invocation, yielding its events."""
+        ctx = parent_context.for_agent(self)
+        before = chained(ctx, "before_agent_callback", self.before_agent_callbacks)
+        after = chained(ctx, "after_agent_callback", self.after_agent_callbacks)
+        if before or after:
+            return self._run_with_callbacks(ctx, before, after)
         # Returned, not re-yielded: each generator layer costs on every event.
-        return self._run_async_impl(parent_context.for_agent(self))
+        return self._run_async_impl(ctx)
+
+    async def _run_with_callbacks(
+        self, ctx: InvocationContext, before: Callbacks, after: Callbacks
+    ) -> AsyncIterator[Event]:
+        if before:
+            event, answered = await self._agent_callback_event(ctx, before)
+            if event is not None:
+                yield event
+            if answered:
+                return
+        events = self._run_async_impl(ctx)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await aclose(events)
+        if after and not ctx.end_invocation:
+            event, _ = await self._agent_callback_event(ctx, after)
+            if event is not None:
+                yield event
+
+    async def _agent_callback_event(
+        self, ctx: InvocationContext, callbacks: Callbacks
+    ) -> tuple[Event | None, bool]:
+        """Run agent callbacks: the event they produced (if any) and whether one answered."""
+        callback_context = CallbackContext(ctx)
+        answer = await run_callbacks(callbacks, callback_context=callback_context)
+        if answer is not None and not isinstance(answer, Content):
+            raise ConfigurationError(
+                f"agent callbacks of {self.name!r} must return a Content or None, got {answer!r}"
+            )
+        actions = callback_context.pending_actions()
+        if answer is None and actions is None:
+            return None, False
+        event = Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch)
+        if answer is not None:
+            event.content = answer.model_copy(update={"role": "model"})
+        if actions is not None:
+            event.actions = actions
+        return event, answer is not None
 
     def run_live(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent on a live connection (``StreamingMode.BIDI``)."""

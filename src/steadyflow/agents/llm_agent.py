@@ -27,11 +27,9 @@ from ..tools.base_tool import BaseTool
 from ..tools.function_tool import FunctionTool
 from ..tools.transfer_to_agent import TRANSFER_TOOL_NAME
 from ..types import GenerateContentConfig
-from .base_agent import BaseAgent
+from .base_agent import BaseAgent, Callback
 
 __all__ = ["Callback", "InstructionProvider", "LlmAgent"]
-
-Callback = Callable[..., Any] | Sequence[Callable[..., Any]] | None
 
 
 def _as_tool(item: Callable[..., Any] | BaseTool) -> BaseTool:
@@ -80,6 +78,7 @@ class LlmAgent(BaseAgent):
         on_tool_error_callback: ``(tool, args, tool_context, error)`` when the
             tool raised; a returned dict becomes the tool's response (with
             none, the model reads an error response).
+        before_agent_callback / after_agent_callback: see ``BaseAgent``.
 
     Each callback argument takes one callable or a list (sync or async); the
     first non-None result wins.
@@ -108,8 +107,16 @@ class LlmAgent(BaseAgent):
         before_tool_callback: Callback = None,
         after_tool_callback: Callback = None,
         on_tool_error_callback: Callback = None,
+        before_agent_callback: Callback = None,
+        after_agent_callback: Callback = None,
     ) -> None:
-        super().__init__(name=name, description=description, sub_agents=sub_agents)
+        super().__init__(
+            name=name,
+            description=description,
+            sub_agents=sub_agents,
+            before_agent_callback=before_agent_callback,
+            after_agent_callback=after_agent_callback,
+        )
         if include_contents not in ("default", "none"):
             raise ValueError(
                 f"include_contents must be 'default' or 'none', got {include_contents!r}"
@@ -205,16 +212,22 @@ class LlmAgent(BaseAgent):
         return AutoFlow()
 
     def can_transfer_to_parent(self) -> bool:
-        """True unless ``disallow_transfer_to_parent`` (and there is a parent)."""
-        return self.parent_agent is not None and not self.disallow_transfer_to_parent
+        """True when the parent is an ``LlmAgent`` and ``disallow_transfer_to_parent`` is off."""
+        return isinstance(self.parent_agent, LlmAgent) and not self.disallow_transfer_to_parent
 
     def transfer_targets(self) -> list[BaseAgent]:
-        """Sub-agents, plus the parent and peers when allowed."""
+        """Sub-agents, plus the parent and peers when allowed.
+
+        Under a workflow agent (sequential, parallel, loop) the order is the
+        workflow's: a stage never transfers to its parent or its peers.
+        """
         targets: list[BaseAgent] = list(self.sub_agents)
         parent = self.parent_agent
-        if parent is not None and not self.disallow_transfer_to_parent:
+        if not isinstance(parent, LlmAgent):
+            return targets
+        if not self.disallow_transfer_to_parent:
             targets.append(parent)
-        if parent is not None and not self.disallow_transfer_to_peers:
+        if not self.disallow_transfer_to_peers:
             targets.extend(peer for peer in parent.sub_agents if peer is not self)
         return targets
 

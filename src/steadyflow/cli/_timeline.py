@@ -74,7 +74,8 @@ def _tool_row(tool: ToolTrace) -> _Row:
 
 
 def _step_rows(step: StepTrace) -> list[_Row]:
-    head = f"{step.agent} → {step.model}" if step.model else step.agent
+    agent = " / ".join(step.path) if step.path else step.agent
+    head = f"{agent} → {step.model}" if step.model else agent
     if step.short_circuit == "before_model_callback":
         head += " · answered by before_model_callback (no model call)"
     elif step.short_circuit:

@@ -116,11 +116,11 @@ class BaseLlmFlow:
         self, agent: FlowAgent, ctx: InvocationContext, outcome: _StepOutcome
     ) -> AsyncIterator[Event]:
         """``run_one_step``, noting in ``outcome`` what ``run_async`` decides on."""
-        step = ctx.trace.start_step(agent.name)
+        step = ctx.trace.start_step(agent.name, _tree_path(agent))
         responses: AsyncIterator[LlmResponse] | None = None
         try:
             request = await self.preprocess(agent, ctx)
-            callback_context = CallbackContext(ctx)
+            callback_context = CallbackContext(ctx, step=step.number)
             given_ids: list[tuple[str, str]] = []  # a streamed call keeps its id
             responses = call_llm(agent, ctx, request, callback_context, step)
             async for response in responses:
@@ -219,6 +219,18 @@ class BaseLlmFlow:
                 yield event
         finally:
             await aclose(events)
+
+
+def _tree_path(agent: AgentNode) -> list[str] | None:
+    """The names from the root down to ``agent``; None for the root itself."""
+    if agent.parent_agent is None:
+        return None
+    path = [agent.name]
+    node: AgentNode | None = agent.parent_agent
+    while node is not None:
+        path.append(node.name)
+        node = node.parent_agent
+    return path[::-1]
 
 
 def transfer_target(agent: AgentNode, target_name: str) -> AgentNode:

@@ -14,6 +14,7 @@ scope.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from .._aio import aclose
@@ -24,7 +25,7 @@ from ..models.llm_response import LlmResponse
 from ..retry.executor import generate_with_retries
 from ..run_config import StreamingMode
 from ..tracing import StepTrace
-from .callbacks import run_callbacks
+from .callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent
@@ -34,13 +35,30 @@ __all__ = ["SHORT_CIRCUIT_KEY", "call_llm"]
 SHORT_CIRCUIT_KEY = "steadyflow.short_circuit"
 
 
+@dataclass(frozen=True, slots=True)
+class _ModelCallbacks:
+    """The plugins' hooks, then the agent's callbacks, for each point of the call."""
+
+    before: Callbacks
+    after: Callbacks
+    on_error: Callbacks
+
+    @classmethod
+    def of(cls, ctx: InvocationContext, agent: FlowAgent) -> _ModelCallbacks:
+        return cls(
+            chained(ctx, "before_model_callback", agent.before_model_callbacks),
+            chained(ctx, "after_model_callback", agent.after_model_callbacks),
+            chained(ctx, "on_model_error_callback", agent.on_model_error_callbacks),
+        )
+
+
 async def _after_model(
-    agent: FlowAgent, callback_context: CallbackContext, response: LlmResponse
+    callbacks: _ModelCallbacks, callback_context: CallbackContext, response: LlmResponse
 ) -> LlmResponse:
-    if not agent.after_model_callbacks:
+    if not callbacks.after:
         return response
     replaced = await run_callbacks(
-        agent.after_model_callbacks, callback_context=callback_context, llm_response=response
+        callbacks.after, callback_context=callback_context, llm_response=response
     )
     return response if replaced is None else cast(LlmResponse, replaced)
 
@@ -49,8 +67,6 @@ def _call_model(
     ctx: InvocationContext, agent: FlowAgent, request: LlmRequest, step: StepTrace | None
 ) -> AsyncIterator[LlmResponse]:
     """The model's responses under the retry policy, recorded in the trace as they come."""
-    if ctx.on_model_request is not None:
-        ctx.on_model_request(ctx.invocation_id, step.number if step is not None else 0, request)
     llm = agent.canonical_model
     observer = ctx.trace.model_call(
         step,
@@ -84,16 +100,14 @@ def call_llm(
     """The responses of one logical model call (partials, then the complete one).
 
     ``step`` is the trace step the call belongs to; its attempts, tokens and
-    short-circuits are recorded there. An agent without model callbacks gets
-    the retry loop's generator itself: a layer with nothing to do would cost
-    on every response.
+    short-circuits are recorded there. The runner's plugins' hooks run before
+    the agent's own callbacks. A call without any callbacks gets the retry
+    loop's generator itself: a layer with nothing to do would cost on every
+    response.
     """
-    if (
-        agent.before_model_callbacks
-        or agent.after_model_callbacks
-        or agent.on_model_error_callbacks
-    ):
-        return _call_with_callbacks(ctx, agent, request, callback_context, step)
+    callbacks = _ModelCallbacks.of(ctx, agent)
+    if callbacks.before or callbacks.after or callbacks.on_error:
+        return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
     return _call_model(ctx, agent, request, step)
 
 
@@ -103,11 +117,12 @@ async def _call_with_callbacks(
     request: LlmRequest,
     callback_context: CallbackContext,
     step: StepTrace | None,
+    callbacks: _ModelCallbacks,
 ) -> AsyncIterator[LlmResponse]:
     """``_call_model`` inside the before-, after- and on-error model callbacks."""
-    if agent.before_model_callbacks:
+    if callbacks.before:
         answer = await run_callbacks(
-            agent.before_model_callbacks, callback_context=callback_context, llm_request=request
+            callbacks.before, callback_context=callback_context, llm_request=request
         )
         if answer is not None:
             answer = cast(LlmResponse, answer)
@@ -117,13 +132,13 @@ async def _call_with_callbacks(
                 step.short_circuit = "before_model_callback"
             yield answer.model_copy(update={"custom_metadata": metadata})
             return
-    responses = _guarded_call(ctx, agent, request, callback_context, step)
+    responses = _guarded_call(ctx, agent, request, callback_context, step, callbacks.on_error)
     try:
         async for response in responses:
             yield (
                 response
                 if response.partial
-                else await _after_model(agent, callback_context, response)
+                else await _after_model(callbacks, callback_context, response)
             )
     finally:
         await aclose(responses)
@@ -135,6 +150,7 @@ async def _guarded_call(
     request: LlmRequest,
     callback_context: CallbackContext,
     step: StepTrace | None,
+    on_error: Callbacks,
 ) -> AsyncIterator[LlmResponse]:
     """The model's responses, or an on-model-error callback's replacement.
 
@@ -147,13 +163,10 @@ async def _guarded_call(
             yield response
         return
     except Exception as error:
-        if not agent.on_model_error_callbacks or call_limit_in_chain(error):
+        if not on_error or call_limit_in_chain(error):
             raise
         replacement = await run_callbacks(
-            agent.on_model_error_callbacks,
-            callback_context=callback_context,
-            llm_request=request,
-            error=error,
+            on_error, callback_context=callback_context, llm_request=request, error=error
         )
         if replacement is None:
             raise

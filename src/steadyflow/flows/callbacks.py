@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["Callbacks", "normalize_callbacks", "run_callbacks"]
+if TYPE_CHECKING:
+    from ..context import InvocationContext
+
+__all__ = ["Callbacks", "chained", "normalize_callbacks", "run_callbacks"]
 
 T = TypeVar("T")
 
@@ -24,6 +27,12 @@ def normalize_callbacks(
         if not callable(item):
             raise ValueError(f"{name} must be a callable or a list of callables, got {item!r}")
     return items
+
+
+def chained(ctx: InvocationContext, hook: str, own: Callbacks) -> Callbacks:
+    """The runner's plugins' ``hook`` overrides, then the agent's own callbacks."""
+    plugin_hooks = ctx.plugins.hooks(hook)
+    return (*plugin_hooks, *own) if plugin_hooks else own
 
 
 async def run_callbacks(callbacks: Callbacks, **kwargs: Any) -> Any:

@@ -31,7 +31,7 @@ from ..tools.base_tool import BaseTool
 from ..tools.function_tool import ToolArgumentsError
 from ..tracing import StepTrace, ToolCallScope
 from ..types import Content, FunctionCall, Part
-from .callbacks import run_callbacks
+from .callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent
@@ -89,7 +89,7 @@ def _as_response_dict(value: Any) -> dict[str, Any]:
 
 
 async def _run_tool(
-    agent: FlowAgent,
+    on_error: Callbacks,
     tool: BaseTool,
     args: dict[str, Any],
     tool_context: ToolContext,
@@ -101,7 +101,7 @@ async def _run_tool(
     except Exception as error:  # the model reads the failure and decides what to do
         scope.failed(error)
         handled = await run_callbacks(
-            agent.on_tool_error_callbacks,
+            on_error,
             tool=tool,
             args=args,
             tool_context=tool_context,
@@ -152,16 +152,20 @@ async def _dispatch(
         # callbacks and the tool share one private copy they may change.
         args = copy.deepcopy(call.args)
         result = await run_callbacks(
-            agent.before_tool_callbacks, tool=tool, args=args, tool_context=tool_context
+            chained(batch.ctx, "before_tool_callback", agent.before_tool_callbacks),
+            tool=tool,
+            args=args,
+            tool_context=tool_context,
         )
         if result is not None:
             scope.short_circuit("before_tool_callback")
         else:
-            result = await _run_tool(agent, tool, args, tool_context, scope)
+            on_error = chained(batch.ctx, "on_tool_error_callback", agent.on_tool_error_callbacks)
+            result = await _run_tool(on_error, tool, args, tool_context, scope)
         if result is None and tool.is_long_running:
             return None, tool_context.pending_actions()
         replaced = await run_callbacks(
-            agent.after_tool_callbacks,
+            chained(batch.ctx, "after_tool_callback", agent.after_tool_callbacks),
             tool=tool,
             args=args,
             tool_context=tool_context,

@@ -151,7 +151,7 @@ def create_app(
         A Starlette application; run it with uvicorn. ``app.state.turns`` is
         its ``TurnRegistry`` (the turns running now).
 
-    The runner's ``on_model_request`` listener records each step's exact
+    A plugin of the runner (``RequestLog``) records each step's exact
     request for the viewer (in memory, recent turns only); the agents are
     not modified.
     """
@@ -164,7 +164,7 @@ def create_app(
         app_name=name,
         agent=agent,
         session_service=WriteThroughService(session_service),
-        on_model_request=requests,
+        plugins=[requests],
     )
     spec = openapi_spec(name, limits, auth=auth_token is not None)
     operator = TokenDigest(operator_token) if operator_token is not None else None

@@ -2,6 +2,7 @@
 
 from ..context import ToolContext
 from .base_tool import BaseTool
+from .exit_loop import exit_loop
 from .function_tool import FunctionTool, LongRunningFunctionTool, ToolArgumentsError
 
 __all__ = [
@@ -10,4 +11,5 @@ __all__ = [
     "LongRunningFunctionTool",
     "ToolArgumentsError",
     "ToolContext",
+    "exit_loop",
 ]

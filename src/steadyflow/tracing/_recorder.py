@@ -58,9 +58,11 @@ class InvocationRecorder:
         """Seconds since the invocation started (rounded only when the trace is finished)."""
         return self._clock() - self._origin
 
-    def start_step(self, agent_name: str) -> StepTrace:
-        """Open the next step, run by ``agent_name``."""
-        step = StepTrace(len(self.trace.steps) + 1, agent_name, self._clock() - self._origin)
+    def start_step(self, agent_name: str, path: list[str] | None = None) -> StepTrace:
+        """Open the next step, run by ``agent_name`` (at ``path`` in the agent tree)."""
+        step = StepTrace(
+            len(self.trace.steps) + 1, agent_name, self._clock() - self._origin, path=path
+        )
         self.trace.steps.append(step)
         return step
 

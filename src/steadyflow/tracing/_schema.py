@@ -147,6 +147,8 @@ class StepTrace:
         finish_reason: the complete response's finish reason.
         short_circuit: ``before_model_callback`` (no model call) or
             ``on_model_error_callback`` (a callback replaced a failed call).
+        path: the agents from the root down to ``agent``, when it is not
+            the root (a workflow's stage: ``["pipeline", "fan_out", "news"]``).
     """
 
     number: int
@@ -160,6 +162,7 @@ class StepTrace:
     output_tokens: int | None = None
     finish_reason: str | None = None
     short_circuit: str | None = None
+    path: list[str] | None = None
 
     def __init__(
         self,
@@ -175,8 +178,10 @@ class StepTrace:
         output_tokens: int | None = None,
         finish_reason: str | None = None,
         short_circuit: str | None = None,
+        path: list[str] | None = None,
     ) -> None:
         self.number, self.agent, self.start, self.end, self.model = number, agent, start, end, model
+        self.path = path
         self.attempts = [] if attempts is None else attempts
         self.tools = [] if tools is None else tools
         self.input_tokens, self.output_tokens = input_tokens, output_tokens

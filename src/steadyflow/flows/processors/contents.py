@@ -9,8 +9,9 @@ rather than mutating them, since they are the stored events' contents).
 
 What an agent sees:
 
-- events of its own branch or an ancestor branch (sub-agents of a parallel
-  split do not see each other's work);
+- events of its own branch, an ancestor branch or a descendant branch
+  (sub-agents of a parallel split do not see each other's work; a later stage
+  of the pipeline around the split sees every branch's);
 - its own and the user's messages as they are (not those that are only
   empty text or thoughts);
 - other agents' messages re-cast as user context ("For context: [x] said ...");
@@ -51,9 +52,10 @@ _CACHE_SIZE = 1024
 
 
 def _visible(event: Event, branch: str | None) -> bool:
-    if not event.branch or not branch:
+    """Same branch, an ancestor's (shared history) or a descendant's (finished work below)."""
+    if not event.branch or not branch or branch == event.branch:
         return True
-    return branch == event.branch or branch.startswith(event.branch + ".")
+    return branch.startswith(event.branch + ".") or event.branch.startswith(branch + ".")
 
 
 def _as_context(event: Event) -> Content:

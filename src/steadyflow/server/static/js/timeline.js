@@ -42,7 +42,7 @@ function axis(span) {
 }
 
 function stepBlock(step, scale, span, requestPath) {
-  const title = `Step ${step.number} · ${step.agent}`;
+  const title = `Step ${step.number} · ${(step.path ?? [step.agent]).join(" / ")}`;
   const notes = [step.model ?? "no model call"];
   if (step.input_tokens !== undefined) notes.push(`${step.input_tokens} in · ${step.output_tokens ?? 0} out tokens`);
   if (step.finish_reason) notes.push(step.finish_reason);

@@ -1,0 +1,6 @@
+"""Plugins: hooks that apply to every agent of a runner (``Runner(plugins=[...])``)."""
+
+from ._manager import PluginManager
+from .base_plugin import BasePlugin
+
+__all__ = ["BasePlugin", "PluginManager"]
