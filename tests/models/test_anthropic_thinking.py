@@ -12,12 +12,12 @@ import anthropic
 import pytest
 
 from steadyflow import LlmAgent, RunConfig, StreamingMode
-from steadyflow.errors import ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
+from steadyflow.models.anthropic import Anthropic
 from steadyflow.testing.emulator import ProviderEmulator, ToolCall
 from steadyflow.testing.emulator._anthropic_checks import REDACTION_TRIGGER
 from steadyflow.testing.harness import TurnResult, run_turn
-from steadyflow.types import Content, GenerateContentConfig, Part, ThinkingConfig
+from steadyflow.types import Content, GenerateContentConfig, ThinkingConfig
 from tests.models.providers import MODELS, SECRET, Emulate, MakeLlm
 from tests.models.test_provider_flows import lookup_order
 
@@ -95,26 +95,6 @@ async def test_redacted_thinking_goes_back_as_it_came(
     sent_back = blocks_of(emu, 1, 1)
     assert [b["type"] for b in sent_back] == ["thinking", "redacted_thinking", "tool_use"]
     assert sent_back[1] == redacted.provider_data.data
-
-
-async def test_thinking_blocks_are_not_sent_to_another_model(
-    emulate: Emulate, make_llm: MakeLlm
-) -> None:
-    emu = await emulate()
-    result = await thinking_turn(
-        make_llm("anthropic", emu), "Where is order 812?", StreamingMode.NONE
-    )
-    session = await result.stored_session()
-    other = make_llm("anthropic", emu)
-    history = [e.content for e in session.events if e.content is not None][:3]
-    request = LlmRequest(contents=history, config=GenerateContentConfig())
-    other_model = type(other)("claude-test-other", api_key=SECRET, base_url=emu.base_url)
-    try:
-        async for _ in other_model.generate_content_async(request):
-            pass
-    finally:
-        await other_model.aclose()
-    assert [b["type"] for b in blocks_of(emu, 2, 1)] == ["tool_use"]
 
 
 def tool_turn(*assistant: dict[str, object]) -> list[dict[str, object]]:
@@ -213,21 +193,25 @@ async def test_a_signature_from_another_model_is_refused(
     assert "Invalid `signature`" in str(error.body)
 
 
-async def test_history_without_its_thinking_is_refused_as_the_api_does(
+async def test_a_tool_loop_another_model_opened_goes_without_thinking(
     emulate: Emulate, make_llm: MakeLlm
 ) -> None:
-    emu = await emulate(["never sent"])
-    contents = [
-        Content.from_text("Where is order 812?"),
-        Content.from_parts(Part.from_function_call("lookup_order", {}, id="toolu_1"), role="model"),
-        Content.from_parts(Part.from_function_response("lookup_order", {}, id="toolu_1")),
-    ]
-    llm = make_llm("anthropic", emu)
-    with pytest.raises(ModelHTTPError) as caught:
-        async for _ in llm.generate_content_async(LlmRequest(contents=contents, config=THINKING)):
-            pass
-    assert caught.value.status_code == 400
-    assert "Expected `thinking`" in caught.value.body["error"]["message"]
+    emu = await emulate()
+    first = await thinking_turn(
+        make_llm("anthropic", emu), "Where is order 812?", StreamingMode.NONE
+    )
+    session = await first.stored_session()
+    history = [e.content for e in session.events if e.content is not None][:3]
+    other = Anthropic("claude-test-other", api_key=SECRET, base_url=emu.base_url)
+    try:
+        request = LlmRequest(contents=history, config=THINKING)
+        responses = [r async for r in other.generate_content_async(request)]
+    finally:
+        await other.aclose()
+    assert "812" in responses[-1].text
+    body = emu.requests[2].body
+    assert "thinking" not in body  # the API refuses thinking in a loop it cannot see opened
+    assert [b["type"] for b in body["messages"][1]["content"]] == ["tool_use"]
 
 
 @pytest.mark.parametrize("include", [True, False], ids=["shown", "hidden"])

@@ -99,3 +99,19 @@ def test_settings_the_api_refuses_with_thinking_are_a_configuration_error(
 def test_sampling_the_api_allows_with_thinking_is_sent() -> None:
     params = thinking_params(thinking=ThinkingConfig(effort="low"), temperature=1, top_p=0.95)
     assert params["extra_body"] == {"temperature": 1, "top_p": 0.95}
+
+
+@pytest.mark.parametrize(
+    ("model", "thinks"), [(MODEL, True), ("claude-other", False)], ids=["issuer", "other"]
+)
+def test_thinking_is_sent_only_where_the_tool_loop_opens_with_it(model: str, thinks: bool) -> None:
+    contents = with_result(answered(THINKING, CALL))
+    config = GenerateContentConfig(thinking=ThinkingConfig(budget_tokens=2048))
+    params = build_params(LlmRequest(contents=contents, config=config), model)
+    assert ("thinking" in params) is thinks
+
+
+def test_a_new_user_message_opens_a_turn_that_thinks_again() -> None:
+    contents = [*with_result(answered(CALL)), Content.from_text("And 913?")]
+    config = GenerateContentConfig(thinking=ThinkingConfig(budget_tokens=2048))
+    assert "thinking" in build_params(LlmRequest(contents=contents, config=config), MODEL)

@@ -179,13 +179,37 @@ def _sampling(config: GenerateContentConfig, thinking: bool) -> dict[str, Any]:
     return sampling
 
 
+def _loop_opens_with_thinking(messages: list[dict[str, Any]]) -> bool:
+    """False inside a tool loop whose opening assistant message has no thinking to send.
+
+    With thinking on, Claude refuses a tool loop (the messages since the last
+    user message that is not only tool results) whose first assistant message
+    does not start with its thinking blocks. They are missing when another
+    model wrote that message (after a fallback, or a transfer): that call then
+    goes without thinking, as the API's error advises.
+    """
+    if not messages or messages[-1]["role"] != "user":
+        return True
+    opening = None
+    for message in messages:
+        kinds = {b["type"] for b in message["content"]}
+        if message["role"] == "user" and kinds != {"tool_result"}:
+            opening = None
+        elif message["role"] == "assistant" and opening is None:
+            opening = message
+    if opening is None or "tool_result" not in {b["type"] for b in messages[-1]["content"]}:
+        return True
+    return opening["content"][0]["type"] in ("thinking", "redacted_thinking")
+
+
 def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
     """Keyword arguments for ``messages.create`` (without ``stream``).
 
     ``temperature``, ``top_p`` and ``top_k`` go in the body (``extra_body``:
     the SDK has no arguments for them, the API takes them); there is no
     ``seed``. ``thinking`` becomes ``{"type": "enabled", "budget_tokens"}``
-    (see ``thinking_budget``). ``response_schema`` becomes
+    (see ``thinking_budget``), except inside a tool loop another model opened
+    (see ``_loop_opens_with_thinking``). ``response_schema`` becomes
     ``output_config.format`` (structured output).
 
     Raises:
@@ -198,7 +222,7 @@ def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
         "max_tokens": _max_tokens(config, budget),
         "messages": messages_from(request.contents, model),
     }
-    if budget is not None:
+    if budget is not None and _loop_opens_with_thinking(params["messages"]):
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
     if sampling := _sampling(config, thinking=budget is not None):
         params["extra_body"] = sampling
