@@ -17,6 +17,7 @@ from steadyflow.models._gemini_wire import SKIP_SIGNATURE, build_config, content
 from steadyflow.models.fallback import FallbackLlm
 from steadyflow.models.gemini import Gemini
 from steadyflow.testing.emulator import Fault, ToolCall
+from steadyflow.testing.emulator._gemini import THOUGHT, THOUGHT_TOKENS
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import (
     Content,
@@ -39,9 +40,13 @@ def lookup_order(order_id: str) -> dict[str, str]:
     return {"order_id": order_id, "status": "shipped"}
 
 
-def agent(llm: BaseLlm) -> LlmAgent:
+def agent(llm: BaseLlm, config: GenerateContentConfig | None = None) -> LlmAgent:
     return LlmAgent(
-        name="support", model=llm, instruction="Use lookup_order.", tools=[lookup_order]
+        name="support",
+        model=llm,
+        instruction="Use lookup_order.",
+        tools=[lookup_order],
+        generate_content_config=config,
     )
 
 
@@ -231,3 +236,43 @@ async def test_after_a_fallback_the_next_gemini_3_model_gets_no_foreign_signatur
     assert [r.model for r in emu.requests] == ["gemini-3-test-a"] * 2 + ["gemini-3-test-b"]
     (call_part,) = emu.requests[2].body["contents"][1]["parts"]
     assert call_part["thoughtSignature"] == wire(SKIP_SIGNATURE)
+
+
+@module_loop
+@MODES
+async def test_shown_thoughts_come_back_as_thought_parts_and_are_never_sent_back(
+    mode: StreamingMode, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate([ToolCall("lookup_order", {"order_id": "812"}), "Order 812 shipped."])
+    thinking = GenerateContentConfig(thinking=ThinkingConfig(include_thoughts=True))
+    support = agent(make_llm("gemini", emu), thinking)
+    result = await run_turn(support, "Where is 812?", run_config=RunConfig(streaming_mode=mode))
+    assert result.error is None
+    call_event = next(e for e in result.events if e.get_function_calls())
+    assert [(p.thought, p.function_call is not None) for p in call_event.content.parts] == [
+        (True, False),
+        (None, True),
+    ]
+    assert call_event.usage_metadata is not None
+    assert call_event.usage_metadata.reasoning_tokens == THOUGHT_TOKENS
+    sent = emu.requests[1].body["contents"][1]["parts"]
+    assert [("functionCall" in p, "thought" in p) for p in sent] == [(True, False)]
+    assert all(not p.partial or THOUGHT not in p.text for p in result.events)
+
+
+@module_loop
+async def test_usage_of_one_answer_is_the_same_streamed_and_not(
+    emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["Order 812 shipped.", "Order 812 shipped."])
+    config = GenerateContentConfig(thinking=ThinkingConfig(include_thoughts=True))
+    request = LlmRequest(contents=[Content.from_text("812?")], config=config)
+    llm = make_llm("gemini", emu)
+    usages = []
+    for stream in (False, True):
+        async for response in llm.generate_content_async(request, stream=stream):
+            if not response.partial:
+                usages.append(response.usage_metadata)
+    assert usages[0] == usages[1]
+    assert usages[0] is not None and usages[0].reasoning_tokens == THOUGHT_TOKENS
+    assert usages[0].total_tokens == usages[0].input_tokens + usages[0].output_tokens

@@ -8,7 +8,8 @@ as strictly as the real API checks them (``_gemini_checks``). A model named
 ``gemini-3*`` behaves as Gemini 3: it signs the first function call of each
 answer (a text answer: its text) and refuses a request that does not send the
 signature back. A streamed function-call answer ends with an empty text
-chunk, as Gemini's sometimes do.
+chunk, as Gemini's sometimes do. With ``includeThoughts`` every answer starts
+with a thought part and its usage counts ``thoughtsTokenCount``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,19 @@ _STATUS = {
     503: "UNAVAILABLE",
     504: "DEADLINE_EXCEEDED",
 }
+
+
+# With ``includeThoughts`` the emulated model shows this thought summary first.
+THOUGHT = "Looking at what was asked before answering."
+THOUGHT_TOKENS = 9
+_THOUGHT = {"text": THOUGHT, "thought": True}
+
+
+def _shows_thoughts(request: EmulatedRequest) -> bool:
+    generation = request.body.get("generationConfig") or request.body.get("generation_config")
+    thinking = (generation or {}).get("thinkingConfig") or (generation or {}).get("thinking_config")
+    thinking = thinking or {}
+    return bool(thinking.get("includeThoughts") or thinking.get("include_thoughts"))
 
 
 def _parts_text(parts: list[dict[str, Any]]) -> str:
@@ -99,11 +113,15 @@ class GeminiDialect(Dialect):
 
     def _usage(self, reply: Reply, request: EmulatedRequest) -> dict[str, int]:
         usage = reply.usage_for(request)
-        return {
+        counts = {
             "promptTokenCount": usage.input_tokens,
             "candidatesTokenCount": usage.output_tokens,
             "totalTokenCount": usage.total_tokens,
         }
+        if _shows_thoughts(request):
+            counts["thoughtsTokenCount"] = THOUGHT_TOKENS
+            counts["totalTokenCount"] += THOUGHT_TOKENS
+        return counts
 
     def _call_part(self, call: ToolCall, model: str, signed: bool) -> dict[str, Any]:
         part: dict[str, Any] = {
@@ -141,7 +159,7 @@ class GeminiDialect(Dialect):
     def render(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
         """A ``GenerateContentResponse``."""
         model = request.model
-        parts: list[dict[str, Any]] = []
+        parts: list[dict[str, Any]] = [_THOUGHT] if _shows_thoughts(request) else []
         if reply.text:
             parts.append({"text": reply.text, **self._text_signature(reply, model)})
         parts += self._call_parts(reply, model)
@@ -158,7 +176,8 @@ class GeminiDialect(Dialect):
         signature on Gemini 3, else (after calls) unsigned, as Gemini sends.
         """
         rid = next_id("resp_emu")
-        parts: list[dict[str, Any]] = [{"text": piece} for piece in reply.text_chunks()]
+        parts: list[dict[str, Any]] = [_THOUGHT] if _shows_thoughts(request) else []
+        parts += [{"text": piece} for piece in reply.text_chunks()]
         parts += self._call_parts(reply, request.model)
         events = [
             sse(
