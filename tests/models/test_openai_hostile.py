@@ -15,10 +15,13 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
 from steadyflow.errors import ModelConnectionError, ModelError, ModelHTTPError, ModelResponseError
 from steadyflow.models import LlmRequest, LlmResponse
 from steadyflow.models.openai import Groq, OpenAI
 from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.testing import fake_clock
+from steadyflow.testing.harness import run_turn
 from steadyflow.types import Content, UsageMetadata
 from tests.models.providers import SECRET
 from tests.support.hostile import HostileServer, Reply, sse
@@ -237,3 +240,28 @@ async def test_a_trailing_empty_text_chunk_after_a_call_adds_no_text_part(
     assert [
         (p.text, p.function_call.args if p.function_call else None) for p in final.content.parts
     ] == [(None, {"order_id": "812"})]
+
+
+@pytest.mark.parametrize("cut", ["server-error", "no-finish"])
+async def test_a_failed_stream_before_any_text_is_retried_and_the_turn_answers(
+    cut: str, server: HostileServer, llm: OpenAI
+) -> None:
+    broken = {
+        "server-error": sse(
+            '{"error": {"message": "The server had an error", "type": "server_error"}}'
+        ),
+        "no-finish": sse(chunk({"role": "assistant", "content": ""})),
+    }[cut]
+    server.script(
+        Reply(headers=SSE, body=broken),
+        Reply(headers=SSE, body=sse(*stream_of("Order 812 ", "shipped."))),
+    )
+    agent = LlmAgent(name="support", model=llm)
+    config = RunConfig(
+        streaming_mode=StreamingMode.SSE, retry_config=RetryConfig(max_attempts=2, jitter_ratio=0)
+    )
+    with fake_clock():
+        result = await run_turn(agent, "Where is order 812?", run_config=config)
+    assert result.error is None
+    assert result.final_text == "Order 812 shipped."
+    assert len(server.requests) == 2
