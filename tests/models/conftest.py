@@ -9,15 +9,17 @@ emulator (script, faults, counters) for every test.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
 from steadyflow.models import BaseLlm
+from steadyflow.testing import FakeClock, fake_clock
 from steadyflow.testing.emulator import Fault, ProviderEmulator, ScriptItem
 from tests.models.providers import ADAPTERS, MODELS, SECRET, Emulate, MakeLlm, base_url
+from tests.support.hostile import HostileServer
 
 _ENV = (
     "OPENAI_API_KEY",
@@ -86,3 +88,17 @@ async def make_llm(_adapters: dict[tuple[str, ...], BaseLlm]) -> MakeLlm:
         return _adapters[key]
 
     return make
+
+
+@pytest.fixture
+def clock() -> Iterator[FakeClock]:
+    """The testing clock: retry waits are recorded in ``clock.sleeps``, never slept."""
+    with fake_clock() as testing_clock:
+        yield testing_clock
+
+
+@pytest_asyncio.fixture
+async def hostile() -> AsyncIterator[HostileServer]:
+    """A scripted raw HTTP server (``tests/support/hostile.py``) for this test."""
+    async with HostileServer() as server:
+        yield server

@@ -8,10 +8,8 @@ in ``message_start``; cache reads and writes count inside ``input_tokens``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from steadyflow.models import LlmRequest, LlmResponse
 from steadyflow.models.anthropic import Anthropic
@@ -31,14 +29,8 @@ MODES = pytest.mark.parametrize("stream", [False, True], ids=["none", "sse"])
 REQUEST = LlmRequest(contents=[Content.from_text("How tall is the Eiffel Tower?")])
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[HostileServer]:
-    async with HostileServer() as hostile:
-        yield hostile
-
-
-async def final(server: HostileServer, stream: bool) -> LlmResponse:
-    llm = Anthropic(MODEL, api_key="test-key", base_url=server.url)
+async def final(hostile: HostileServer, stream: bool) -> LlmResponse:
+    llm = Anthropic(MODEL, api_key="test-key", base_url=hostile.url)
     try:
         responses = [r async for r in llm.generate_content_async(REQUEST, stream=stream)]
     finally:
@@ -46,16 +38,16 @@ async def final(server: HostileServer, stream: bool) -> LlmResponse:
     return responses[-1]
 
 
-def script(server: HostileServer, stream: bool) -> None:
-    server.script(sse_reply(search_events()) if stream else json_reply(search_message()))
+def script(hostile: HostileServer, stream: bool) -> None:
+    hostile.script(sse_reply(search_events()) if stream else json_reply(search_message()))
 
 
 @MODES
 async def test_a_multi_iteration_server_tool_answer_counts_the_final_usage(
-    server: HostileServer, stream: bool
+    hostile: HostileServer, stream: bool
 ) -> None:
-    script(server, stream)
-    response = await final(server, stream)
+    script(hostile, stream)
+    response = await final(hostile, stream)
     assert response.usage_metadata == UsageMetadata(
         input_tokens=10682,
         output_tokens=510,
@@ -66,20 +58,20 @@ async def test_a_multi_iteration_server_tool_answer_counts_the_final_usage(
 
 
 async def test_streamed_and_non_streamed_answers_are_the_same_response(
-    server: HostileServer,
+    hostile: HostileServer,
 ) -> None:
-    script(server, stream=False)
-    whole = await final(server, stream=False)
-    script(server, stream=True)
-    streamed = await final(server, stream=True)
+    script(hostile, stream=False)
+    whole = await final(hostile, stream=False)
+    script(hostile, stream=True)
+    streamed = await final(hostile, stream=True)
     assert streamed == whole
     assert whole.response_id == "msg_01XFDUDYJgAACzvnptvVoYEL"
     assert whole.service_tier == "standard"
 
 
-async def test_citations_come_with_the_text_they_support(server: HostileServer) -> None:
-    script(server, stream=True)
-    response = await final(server, stream=True)
+async def test_citations_come_with_the_text_they_support(hostile: HostileServer) -> None:
+    script(hostile, stream=True)
+    response = await final(hostile, stream=True)
     assert response.content is not None
     first, cited = response.content.parts
     assert first.citations is None
@@ -96,13 +88,13 @@ async def test_citations_come_with_the_text_they_support(server: HostileServer) 
 
 @MODES
 async def test_cache_reads_and_writes_count_inside_the_input(
-    server: HostileServer, stream: bool
+    hostile: HostileServer, stream: bool
 ) -> None:
     usage = {**START_USAGE, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 300}
     body = message([{"type": "text", "text": "ok"}], {**usage, "output_tokens": 12})
     if stream:
         start = message([], usage, stop_reason=None)
-        server.script(
+        hostile.script(
             sse_reply(
                 [
                     (
@@ -119,8 +111,8 @@ async def test_cache_reads_and_writes_count_inside_the_input(
             )
         )
     else:
-        server.script(json_reply(body))
-    response = await final(server, stream)
+        hostile.script(json_reply(body))
+    response = await final(hostile, stream)
     assert response.usage_metadata == UsageMetadata(
         input_tokens=2679 + 2000 + 300,
         output_tokens=12,
