@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test test-fast lint typecheck pytest services bench bench-quick clean
+.PHONY: demo demo-tree test test-fast lint typecheck pytest services bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 demo: $(STAMP)
 	$(BIN)/steadyflow demo
+
+# The multi-agent example (a parallel fan-out, then a loop) against the emulator.
+demo-tree: $(STAMP)
+	$(BIN)/python examples/trip_briefing.py
 
 LINT_PATHS := $(wildcard src tests examples bench scripts)
 
