@@ -136,6 +136,18 @@ async def test_reasoning_item_without_its_following_item_is_refused(
         assert "without its required following item" in body["message"]
 
 
+async def test_a_call_sent_back_with_its_id_needs_its_reasoning_item(
+    client: openai.AsyncOpenAI, emu: ProviderEmulator
+) -> None:
+    user, reasoning, call = await first_step(client)
+    body = await refused(client, input=[user, call, tool_output()], **REASONING)
+    assert f"without its required 'reasoning' item: '{reasoning['id']}'" in body["message"]
+    without_id = {key: value for key, value in call.items() if key != "id"}
+    emu.add_script("Order 812 shipped.")
+    answered = await client.responses.create(input=[user, without_id, tool_output()], **REASONING)
+    assert answered.output_text == "Order 812 shipped."
+
+
 @pytest.mark.parametrize("call_id", ["call_unknown", None], ids=["unknown-id", "no-call"])
 async def test_function_call_output_without_its_call_is_refused(
     client: openai.AsyncOpenAI, call_id: str | None

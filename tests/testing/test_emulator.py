@@ -10,6 +10,7 @@ from steadyflow.testing.emulator import Fault, ProviderEmulator, Reply, ToolCall
 CHAT = {"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]}
 MESSAGES = {"model": "claude-x", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
 GEMINI = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+RESPONSES = {"model": "gpt-x", "input": "hi"}
 
 
 async def post(emu: ProviderEmulator, path: str, body: object, **headers: str) -> httpx.Response:
@@ -18,14 +19,15 @@ async def post(emu: ProviderEmulator, path: str, body: object, **headers: str) -
 
 
 async def test_each_wire_format_is_served_and_counted_per_endpoint() -> None:
-    async with ProviderEmulator(["a", "b", "c", "d"]) as emu:
+    async with ProviderEmulator(["a", "b", "c", "d", "e"]) as emu:
         assert (await post(emu, "/v1/chat/completions", CHAT)).status_code == 200
+        assert (await post(emu, "/v1/responses", RESPONSES)).status_code == 200
         assert (await post(emu, "/v1/messages", MESSAGES)).status_code == 200
         assert (await post(emu, "/v1/messages", MESSAGES)).status_code == 200
         path = "/v1beta/models/gemini-x:generateContent"
         assert (await post(emu, path, GEMINI)).status_code == 200
-        counts = [emu.attempts(p) for p in ("openai", "anthropic", "gemini")]
-        assert (counts, emu.attempts()) == ([1, 2, 1], 4)
+        counts = [emu.attempts(p) for p in ("openai", "openai-responses", "anthropic", "gemini")]
+        assert (counts, emu.attempts()) == ([1, 1, 2, 1], 5)
 
 
 async def test_requests_are_numbered_per_endpoint_and_recorded() -> None:
@@ -54,6 +56,7 @@ async def test_unknown_path_is_404_and_not_counted() -> None:
         ("/v1/messages", {"model": "c", "messages": []}, "max_tokens"),
         ("/v1/models/g:generateContent", {"contents": []}, "contents"),
         ("/v1/chat/completions", [1, 2], "JSON object"),
+        ("/v1/responses", {"input": "hi"}, "model"),
     ],
 )
 async def test_invalid_request_is_400_in_the_providers_error_shape(

@@ -50,6 +50,9 @@ class ResponsesDialect(OpenAIDialect):
 
     provider = "openai-responses"
 
+    def __init__(self) -> None:
+        self._reasoned: dict[str, str] = {}  # issued function call id -> its reasoning item id
+
     def route(self, method: str, path: str) -> Route | None:
         """Serve ``POST .../responses``."""
         if method == "POST" and path.rstrip("/").endswith("/v1/responses"):
@@ -58,7 +61,7 @@ class ResponsesDialect(OpenAIDialect):
 
     def parse(self, body: dict[str, Any], request: EmulatedRequest) -> None:
         """Read and check model, instructions, input items and tools."""
-        read_request(body, request)
+        read_request(body, request, self._reasoned)
 
     def wire_error_body(self, error: WireError) -> dict[str, Any]:
         """OpenAI's 400 body, with the ``param`` and ``code`` of the problem."""
@@ -99,10 +102,14 @@ class ResponsesDialect(OpenAIDialect):
                     "content": [text],
                 }
             )
+        reasoning_id = items[0]["id"] if items and items[0]["type"] == "reasoning" else None
         for call in reply.tool_calls:
+            call_id = next_id("fc_")
+            if reasoning_id is not None:
+                self._reasoned[call_id] = reasoning_id
             items.append(
                 {
-                    "id": next_id("fc_"),
+                    "id": call_id,
                     "type": "function_call",
                     "status": "completed",
                     "call_id": call.id or next_id("call_"),

@@ -10,12 +10,15 @@ enforce. The emulator does the same, with OpenAI's own error fields
 before it fails in production.
 
 Reasoning items carry ``encrypted_content``: opaque to the client, sealed
-(``_sealed``) with the item id and the model.
+(``_sealed``) with the item id and the model. A function call issued after a
+reasoning item and sent back with its own ``fc_`` id needs that reasoning
+item before it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from ._dialect import WireError
@@ -152,6 +155,16 @@ def _parsed(output: Any) -> Any:
         return output
 
 
+def _check_reasoned_call(item: dict[str, Any], seen: set[str], reasoned: Mapping[str, str]) -> None:
+    reasoning = reasoned.get(str(item.get("id")))
+    if reasoning is not None and reasoning not in seen:
+        raise ResponsesWireError(
+            f"Item '{item['id']}' of type 'function_call' was provided without its required "
+            f"'reasoning' item: '{reasoning}'.",
+            "input",
+        )
+
+
 def _check_item(item: Any, where: str, following: Any, model: str, store: bool) -> None:
     if not isinstance(item, dict):
         raise ResponsesWireError(f"Invalid type for '{where}': expected an object.", where)
@@ -203,8 +216,14 @@ def _tool(tool: Any, n: int) -> ToolSpec:
     return ToolSpec(tool["name"], tool.get("description") or "", schema)
 
 
-def read_request(body: dict[str, Any], request: EmulatedRequest) -> None:
+def read_request(
+    body: dict[str, Any], request: EmulatedRequest, reasoned: Mapping[str, str]
+) -> None:
     """Fill ``request`` from a ``POST /v1/responses`` body, refusing what OpenAI refuses.
+
+    ``reasoned`` maps the id of each function call the emulator issued after
+    a reasoning item to that item's id: a call sent back with its id needs
+    its reasoning item before it, as on the real API.
 
     Raises:
         ResponsesWireError: the real API's 400 for the first problem found.
@@ -225,8 +244,12 @@ def read_request(body: dict[str, Any], request: EmulatedRequest) -> None:
         raise _missing("input")
     store = body.get("store", True) is not False
     calls: dict[str, str] = {}
+    seen: set[str] = set()
     for n, item in enumerate(items):
         following = items[n + 1] if n + 1 < len(items) else None
         _check_item(item, f"input[{n}]", following, request.model, store)
+        if item.get("type") == "function_call":
+            _check_reasoned_call(item, seen, reasoned)
+        seen.add(str(item.get("id")))
         _add_item(item, f"input[{n}]", request, calls)
     request.tools.extend(_tool(tool, n) for n, tool in enumerate(body.get("tools") or []))
