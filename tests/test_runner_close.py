@@ -14,11 +14,9 @@ from steadyflow import (
     RunConfig,
     StreamingMode,
 )
-from steadyflow.events import Event
 from steadyflow.models import BaseLlm, FallbackLlm, LlmRequest, LlmResponse
-from steadyflow.sessions.base import Session
+from steadyflow.sessions import InvocationRecord
 from steadyflow.testing import ScriptedLlm, call
-from steadyflow.tracing import is_trace_event
 from steadyflow.types import Content, Part
 
 
@@ -48,16 +46,16 @@ class EndlessLlm(BaseLlm):
 
 
 class LoggingSessions(InMemorySessionService):
-    """Logs ``"trace stored"`` when the runner appends an invocation's trace."""
+    """Logs ``"trace stored"`` when the runner stores an invocation's record with its trace."""
 
     def __init__(self, log: list[str]) -> None:
         super().__init__()
         self.log = log
 
-    async def append_event(self, session: Session, event: Event) -> Event:
-        if is_trace_event(event):
+    async def update_invocation(self, record: InvocationRecord) -> None:
+        if record.trace is not None:
             self.log.append("trace stored")
-        return await super().append_event(session, event)
+        await super().update_invocation(record)
 
 
 async def _stop_after_first_partial(agent: LlmAgent, log: list[str]) -> None:

@@ -9,6 +9,7 @@
     ├── LlmCallsLimitExceededError             RunConfig.max_llm_calls reached
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
+    ├── NothingToResumeError                   resume found no unfinished invocation
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   ├── ModelConnectionError               no answer: refused, reset, DNS
@@ -20,6 +21,7 @@
         ├── StaleSessionError                  another writer appended first
         ├── SessionStoreError                  the database failed: read-only, full, down
         ├── EventTooLargeError                 an event over the store's max_event_bytes
+        ├── StaleInvocationError               another process wrote the invocation first
         └── SchemaVersionError                 the database is from a newer steadyflow
 
 Model errors carry ``status_code``, ``retry_after`` (seconds, the provider's
@@ -49,10 +51,12 @@ __all__ = [
     "ModelNotFoundError",
     "ModelResponseError",
     "ModelTimeoutError",
+    "NothingToResumeError",
     "SchemaVersionError",
     "SessionError",
     "SessionNotFoundError",
     "SessionStoreError",
+    "StaleInvocationError",
     "StaleSessionError",
     "SteadyflowError",
     "call_limit_in_chain",
@@ -118,6 +122,14 @@ class AgentTransferError(SteadyflowError):
 
 class AgentNotFoundError(AgentTransferError):
     """A transfer named an agent that is not in the agent tree."""
+
+
+class NothingToResumeError(SteadyflowError, LookupError):
+    """``Runner.resume`` found no unfinished invocation to continue.
+
+    The message says what there is instead (a finished one, a live one held
+    by another process, or none at all).
+    """
 
 
 class ModelError(SteadyflowError):
@@ -261,6 +273,22 @@ class EventTooLargeError(SessionError):
         super().__init__(
             f"event {event_id!r} is {size} bytes of JSON, over the session store's "
             f"max_event_bytes ({limit}); nothing of it was stored"
+        )
+
+
+class StaleInvocationError(SessionError):
+    """Another writer stored the invocation's record after this copy was read.
+
+    Raised to the second of two processes claiming or advancing the same
+    invocation: the other one holds it; nothing of this write was stored.
+    """
+
+    def __init__(self, invocation_id: str, expected_revision: int) -> None:
+        self.invocation_id = invocation_id
+        self.expected_revision = expected_revision
+        super().__init__(
+            f"invocation {invocation_id!r} was written by another process since this copy "
+            f"was read (revision {expected_revision}); it is held or finished elsewhere"
         )
 
 

@@ -8,23 +8,28 @@ Errors (``LlmCallsLimitExceededError``, a model error no callback handled)
 propagate to the caller after the events already yielded; what was stored
 stays consistent: each event is appended whole or not at all.
 
-Every invocation ends (also in error, or when the caller stops early) by
-appending one more event: the invocation's trace, authored by
-``"steadyflow"``, with no content (``steadyflow.tracing``). It is stored but
-not yielded, and no model ever sees it.
+Every invocation has a stored record beside the session
+(``InvocationRecord``: status, calls used, owner and lease, its trace),
+created in the same commit as the user's message and closed when the
+invocation ends (also in error, or when the caller stops early). The record
+is bookkeeping, not conversation: ``session.events`` never holds it. Closing
+it is conditional on the record's own revision, not the session's, so a
+finished turn keeps its trace whatever other writers appended meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ._aio import aclose
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
-from .errors import SessionNotFoundError
+from .durable import finish_record, start_record
+from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
 from .flows.callbacks import run_callbacks
 from .live_request_queue import LiveRequestQueue
@@ -32,8 +37,8 @@ from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
+from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
-from .tracing import TRACE_AUTHOR, append_trace, trace_event
 from .types import Content
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -70,7 +75,7 @@ def _may_keep_conversation(agent: BaseAgent, root: BaseAgent) -> bool:
     return True
 
 
-def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
+def _agent_to_run(root: BaseAgent, session: Session, message: Event | None = None) -> BaseAgent:
     """The agent that answers the next message of ``session``.
 
     A function response (a long-running tool's result) goes to the agent
@@ -79,11 +84,14 @@ def _agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
     ancestor up to the root could transfer back to their parent, so the user
     is not stuck with it) answers; with none, the root.
     """
-    caller = _caller_of_responses(root, session.events)
+    events = session.events
+    if message is not None and message.get_function_responses():
+        events = [*events, message]  # not stored yet: the record names the agent first
+    caller = _caller_of_responses(root, events)
     if caller is not None:
         return caller
     for event in reversed(session.events):
-        if event.author in ("user", TRACE_AUTHOR):
+        if event.author == "user":
             continue
         agent = root.find_agent(event.author)
         if agent is not None and _may_keep_conversation(agent, root):
@@ -102,6 +110,8 @@ class Runner:
         plugins: ``steadyflow.plugins.BasePlugin`` objects whose hooks apply
             to every agent this runner runs, before the agents' own callbacks
             (the server's request recorder is one).
+        lease_seconds: how long a running invocation's claim holds without
+            renewal (see the README's "Durable invocations").
 
     A plugin's ``before_run_callback`` may answer instead of the agent (its
     ``Content`` becomes the agent's one event); ``on_event_callback`` may
@@ -117,7 +127,11 @@ class Runner:
         agent: BaseAgent,
         session_service: BaseSessionService | str,
         plugins: Sequence[BasePlugin] = (),
+        lease_seconds: float = 30.0,
     ) -> None:
+        if not lease_seconds > 0:
+            raise ConfigurationError(f"lease_seconds must be > 0, got {lease_seconds!r}")
+        self.lease_seconds = float(lease_seconds)
         self.app_name = app_name
         self.agent = agent
         self.session_service = _open_service(session_service)
@@ -185,15 +199,29 @@ class Runner:
         """One invocation: a user message (``run_async``) or a live queue (``run_live``).
 
         Each complete event is stored before it is yielded; the invocation's
-        trace is stored last, whatever ended it.
+        record is closed last, whatever ended it.
         """
         session = await self._load(user_id, session_id)
         ctx = self._context(session, run_config, message)
+        user_event = None
         if message is not None:
             user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
-            await self.session_service.append_event(session, user_event)
+        agent = _agent_to_run(self.agent, session, user_event)
+        record = start_record(
+            invocation_id=ctx.invocation_id,
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            agent=agent.name,
+            max_llm_calls=run_config.max_llm_calls,
+            now=time.time(),
+            lease_seconds=self.lease_seconds,
+        )
+        if user_event is not None:
+            await self.session_service.append_event_and_record(session, user_event, record)
+        else:
+            await self.session_service.create_invocation(record)
         ctx.live_request_queue = live_request_queue
-        agent = _agent_to_run(self.agent, session)
         agent_ctx = ctx.for_agent(agent)
         if self.plugins.plugins:
             events = self._with_plugins(agent, agent_ctx, live=message is None)
@@ -215,11 +243,11 @@ class Runner:
             error = exc
             raise
         finally:
-            # Closed before the trace is stored: the steps it records have ended.
+            # Closed before the record is: the steps its trace records have ended.
             try:
                 await aclose(events)
             finally:
-                await self._store_trace(session, ctx, error)
+                await self._close_record(ctx, record, error)
 
     async def _with_plugins(
         self, agent: BaseAgent, ctx: InvocationContext, *, live: bool
@@ -239,10 +267,10 @@ class Runner:
             await aclose(events)
         await run_callbacks(self.plugins.hooks("after_run_callback"), invocation_context=ctx)
 
-    async def _store_trace(
-        self, session: Session, ctx: InvocationContext, error: BaseException | None
+    async def _close_record(
+        self, ctx: InvocationContext, record: InvocationRecord, error: BaseException | None
     ) -> None:
-        """Append the invocation's trace (on a fresh copy if another writer won); else log."""
+        """Store the invocation's end and its trace in its record; a refused write only logs."""
         trace = ctx.trace.finish(
             invocation_id=ctx.invocation_id,
             agent_name=ctx.agent.name,
@@ -250,11 +278,12 @@ class Runner:
             budget_used=ctx.budget.count,
             budget_limit=ctx.budget.limit,
         )
+        finish_record(record, trace=trace, error=error, llm_calls=ctx.budget.count, now=time.time())
         try:
-            await append_trace(self.session_service, session, trace_event(trace))
+            await self.session_service.update_invocation(record)
         except Exception as store_error:
             logger.warning(
-                "could not store the trace of invocation %s: %s: %s",
+                "could not store the record of invocation %s: %s: %s",
                 ctx.invocation_id,
                 type(store_error).__name__,
                 store_error,

@@ -19,7 +19,7 @@ def test_list_shows_each_session_with_app_user_and_event_count(cli, db, agent_fi
     assert listed.exit_code == 0
     header, row = listed.stdout.splitlines()
     assert header.split() == ["session", "app", "user", "events", "updated"]
-    assert row.split()[:4] == [session_id, "shop", "user", "3"]  # user, answer, trace
+    assert row.split()[:4] == [session_id, "shop", "user", "2"]  # user, answer
 
 
 def test_list_of_an_empty_database_says_so(cli, db) -> None:
@@ -38,7 +38,7 @@ def test_show_prints_the_transcript_and_the_invocation_summary(cli, db, agent_fi
     shown = invoke(cli, "sessions", "show", session_id, "--session-db", db)
     assert shown.exit_code == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    assert lines[0].startswith(f"session {session_id} · app shop · user user · 5 events")
+    assert lines[0].startswith(f"session {session_id} · app shop · user user · 4 events")
     said = [line.split(" ", 1)[1] for line in lines[1:]]
     assert said[:4] == [
         "user: hi",
@@ -53,14 +53,14 @@ def test_show_json_is_the_whole_session(cli, db, agent_file) -> None:
     session_id = run_once(cli, db, agent_file)
     shown = invoke(cli, "sessions", "show", session_id, "--json", "--session-db", db)
     data = json.loads(shown.stdout)
-    assert (data["id"], data["app_name"], len(data["events"])) == (session_id, "shop", 3)
+    assert (data["id"], data["app_name"], len(data["events"])) == (session_id, "shop", 2)
 
 
 def test_delete_with_yes_removes_the_session(cli, db, agent_file) -> None:
     session_id = run_once(cli, db, agent_file)
     deleted = invoke(cli, "sessions", "delete", session_id, "--yes", "--session-db", db)
     assert deleted.exit_code == 0
-    assert deleted.stdout.strip() == f"deleted session {session_id} (3 events)"
+    assert deleted.stdout.strip() == f"deleted session {session_id} (2 events)"
     assert session_ids(cli, db) == []
 
 

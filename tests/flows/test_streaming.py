@@ -30,7 +30,7 @@ async def test_only_the_complete_event_is_stored():
     result = await run_turn(agent_with(model), "hi", run_config=SSE)
 
     session = await result.stored_session()
-    assert [e.text for e in session.events] == ["hi", "ab", ""]  # "": the invocation's trace
+    assert [e.text for e in session.events] == ["hi", "ab"]
     assert not any(e.partial for e in session.events)
 
 

@@ -79,7 +79,6 @@ async def test_503_then_success_gives_one_event_and_stores_no_event_from_the_fai
     assert [(e.author, e.text) for e in stored.events] == [
         ("user", "hi"),
         ("support", "hello"),
-        ("steadyflow", ""),  # the invocation's trace, which records both attempts
     ]
     assert (llm.calls, spy.budget_after, testing_clock.sleeps) == (2, [2], [0.5])
 
@@ -148,7 +147,7 @@ async def test_streamed_error_after_a_partial_is_not_retried_nor_stored(testing_
     assert isinstance(result.error, ModelHTTPError)
     assert [(e.text, e.partial) for e in result.events] == [("Hel", True)]
     stored = await result.stored_session()
-    assert [e.author for e in stored.events] == ["user", "steadyflow"]  # and the trace
+    assert [e.author for e in stored.events] == ["user"]
     assert llm.calls == 1
 
 

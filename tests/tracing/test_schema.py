@@ -9,7 +9,6 @@ from steadyflow.tracing import (
     InvocationTrace,
     StepTrace,
     TraceFormatError,
-    trace_event,
     trace_of,
 )
 
@@ -39,10 +38,8 @@ def test_reading_something_else_names_the_problem() -> None:
         InvocationTrace.from_dict({"steps": "many"})
 
 
-def test_a_trace_event_stores_compact_json_text() -> None:
-    stored = trace_event(sample()).custom_metadata
-    assert stored is not None
-    text = stored["steadyflow.trace"]
+def test_a_trace_is_stored_as_compact_json_text() -> None:
+    text = sample().to_json()
     assert isinstance(text, str) and '"version":2' in text and "null" not in text
     assert InvocationTrace.from_stored(text) == sample()
 
@@ -59,9 +56,10 @@ def test_reading_broken_json_text_names_the_problem() -> None:
         InvocationTrace.from_stored('{"steps": "many"}')
 
 
-def test_only_trace_events_have_a_trace() -> None:
+def test_only_old_format_trace_events_have_a_trace() -> None:
     assert trace_of(Event(author="a")) is None
-    assert trace_of(trace_event(sample())) == sample()
+    event = Event(author="steadyflow", custom_metadata={"steadyflow.trace": sample().to_json()})
+    assert trace_of(event) == sample()
 
 
 def test_recorder_times_are_seconds_since_the_invocation_started() -> None:

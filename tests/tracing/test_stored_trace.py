@@ -1,4 +1,4 @@
-"""The trace each invocation stores with its session, read back without OpenTelemetry."""
+"""The trace each invocation stores in its record, read back without OpenTelemetry."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +17,9 @@ from steadyflow import (
 )
 from steadyflow.live_request_queue import LiveRequestQueue
 from steadyflow.models import LlmResponse
-from steadyflow.sessions import open_session_service
+from steadyflow.sessions import InvocationStatus, open_session_service
 from steadyflow.testing import FakeClock, ScriptedLlm, call, fake_clock, http_error, run_turn
-from steadyflow.tracing import TRACE_AUTHOR, InvocationTrace, is_trace_event, traces_in
+from steadyflow.tracing import InvocationTrace
 from tests.test_runner import LiveModel
 
 RETRY3 = RunConfig(max_llm_calls=10, retry_config=RetryConfig(max_attempts=3, jitter_ratio=0.0))
@@ -37,16 +37,18 @@ def clock() -> Iterator[FakeClock]:
 
 
 async def stored_trace(result) -> InvocationTrace:
-    (trace,) = traces_in((await result.stored_session()).events)
+    (trace,) = await result.stored_traces()
     return trace
 
 
-async def test_the_trace_is_stored_last_with_no_content_and_is_not_yielded() -> None:
+async def test_the_trace_is_stored_in_the_record_and_the_session_holds_the_conversation_only():
     result = await run_turn(LlmAgent(name="a", model=ScriptedLlm(["hi"])), "hello")
-    last = (await result.stored_session()).events[-1]
-    assert (last.author, last.content, is_trace_event(last)) == (TRACE_AUTHOR, None, True)
-    assert last.invocation_id == result.events[0].invocation_id
-    assert not any(is_trace_event(e) for e in result.events)
+    stored = await result.stored_session()
+    assert [(e.author, e.text) for e in stored.events] == [("user", "hello"), ("a", "hi")]
+    (record,) = await result.stored_invocations()
+    assert record.id == result.events[0].invocation_id
+    assert (record.status, record.agent, record.llm_calls) == (InvocationStatus.COMPLETED, "a", 1)
+    assert record.trace is not None and record.trace.invocation_id == record.id
 
 
 async def test_a_retry_is_recorded_with_its_error_status_wait_and_retry_after() -> None:
@@ -156,11 +158,11 @@ async def test_a_caller_that_stops_early_gets_a_cancelled_trace() -> None:
     events = runner.run_async(user_id="u", session_id=session.id, new_message="go")
     await anext(events)
     await events.aclose()
-    stored = await runner.session_service.get_session(
+    (record,) = await runner.session_service.list_invocations(
         app_name="t", user_id="u", session_id=session.id
     )
-    (trace,) = traces_in(stored.events)
-    assert trace.status == "cancelled"
+    assert record.status is InvocationStatus.CANCELLED
+    assert record.trace is not None and record.trace.status == "cancelled"
 
 
 async def test_the_next_turn_neither_sends_the_trace_nor_answers_as_its_author() -> None:
@@ -170,7 +172,7 @@ async def test_the_next_turn_neither_sends_the_trace_nor_answers_as_its_author()
     second = await run_turn(agent, "q2", runner=first.runner, session_id=first.session_id)
     assert second.final_text == "two"
     assert [c.text for c in model.requests[1].contents] == ["q1", "one", "q2"]
-    assert len(traces_in((await second.stored_session()).events)) == 2
+    assert len(await second.stored_traces()) == 2
 
 
 async def test_sqlite_stores_and_returns_the_trace_unchanged(tmp_path: Path) -> None:
@@ -184,9 +186,10 @@ async def test_sqlite_stores_and_returns_the_trace_unchanged(tmp_path: Path) -> 
         pass
     await runner.close()
     reopened = open_session_service(f"sqlite:///{tmp_path / 'sessions.db'}")
-    stored = await reopened.get_session(app_name="t", user_id="u", session_id=session.id)
+    (record,) = await reopened.list_invocations(app_name="t", user_id="u", session_id=session.id)
     await reopened.close()
-    (trace,) = traces_in(stored.events)
+    trace = record.trace
+    assert trace is not None
     assert [a.status for a in trace.steps[0].attempts] == ["error", "ok"]
 
 
@@ -201,8 +204,9 @@ async def test_a_live_invocation_stores_its_trace_too() -> None:
         user_id="u", session_id=session.id, live_request_queue=queue, run_config=config
     ):
         pass
-    stored = await runner.session_service.get_session(
+    (record,) = await runner.session_service.list_invocations(
         app_name=runner.app_name, user_id="u", session_id=session.id
     )
-    (trace,) = traces_in(stored.events)
+    trace = record.trace
+    assert trace is not None
     assert (trace.status, trace.budget_used, trace.budget_limit) == ("ok", 1, 3)

@@ -175,6 +175,20 @@ def trace(
     asyncio.run(trace_command(session_db, session_id, invocation, app_name, user, as_json))
 
 
+@app.command()
+def invocations(
+    session_id: SessionId,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: AppName = None,
+    user: UserName = None,
+    as_json: AsJson = False,
+) -> None:
+    """A session's invocations: status, model calls used, resumes, owner and lease, error."""
+    from ._invocations import invocations_command
+
+    asyncio.run(invocations_command(session_db, session_id, app_name, user, as_json))
+
+
 @app.command("dump-request")
 def dump_request(
     agent: AgentSpec,

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.markup import escape
 
-from ..events import Event
 from ..models.base import BaseLlm
 from ..retry.config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..testing.emulator import Fault, ProviderEmulator, parse_fault
-from ..tracing import traces_in
+from ..tracing import InvocationTrace
 from ._console import make_console
 from ._demo_agent import build_demo_agent
 from ._errors import FAILED, CliError
@@ -122,7 +121,11 @@ async def run_demo(options: DemoOptions) -> None:
         console.print(f"\n[bold]user:[/] {DEMO_QUESTION}")
         failure = await _turn(runner, session.id, config, EventPrinter(console, reporter=reporter))
         stored = await find_session(service, options.session_db, session.id, DEMO_APP, DEMO_USER)
-    _footer(console, stored.events, session.id, options.session_db, time.perf_counter() - started)
+        records = await service.list_invocations(
+            app_name=DEMO_APP, user_id=DEMO_USER, session_id=stored.id
+        )
+    traces = [r.trace for r in records if r.trace is not None]
+    _footer(console, traces, session.id, options.session_db, time.perf_counter() - started)
     if failure is not None:
         text = " ".join(str(failure).split())
         raise CliError(f"the demo turn failed: {type(failure).__name__}: {text}", FAILED)
@@ -161,9 +164,8 @@ def _header(console: Console, options: DemoOptions, base_url: str, script: str) 
 
 
 def _footer(
-    console: Console, events: list[Event], session_id: str, url: str, elapsed: float
+    console: Console, traces: list[InvocationTrace], session_id: str, url: str, elapsed: float
 ) -> None:
-    traces = traces_in(events)
     if not traces:
         console.print("[red]no trace was stored[/]")
         return

@@ -17,7 +17,7 @@ from ..retry.config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..sessions import BaseSessionService
-from ..tracing import InvocationTrace, traces_in
+from ..tracing import InvocationTrace
 from ._console import make_console
 from ._errors import FAILED, CliError, user_errors
 from ._live import LiveReporter, observe_models
@@ -147,8 +147,8 @@ async def _turn(
 
 
 async def _last_trace(runner: Runner, session_id: str, user: str) -> InvocationTrace | None:
-    session = await runner.session_service.get_session(
+    records = await runner.session_service.list_invocations(
         app_name=runner.app_name, user_id=user, session_id=session_id
     )
-    traces = traces_in(session.events) if session is not None else []
+    traces = [r.trace for r in records if r.trace is not None]
     return traces[-1] if traces else None

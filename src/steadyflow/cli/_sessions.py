@@ -2,7 +2,7 @@
 
 ``list`` shows every session (of one app or user when asked) with its
 event count and last update; ``show`` prints a session's transcript, with a
-one-line summary of each invocation's stored trace; ``delete`` removes one,
+one-line summary of each invocation's record after its events; ``delete`` removes one,
 asking first on a terminal (``--yes`` skips the question; without a terminal
 it is required).
 """
@@ -18,12 +18,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..sessions import BaseSessionService, Session
-from ..tracing import is_trace_event, trace_of
+from ..events import Event
+from ..sessions import BaseSessionService, InvocationRecord, Session
 from ._console import is_plain, make_console
 from ._errors import CliError
 from ._render import shorten
-from ._store import find_session, list_apps, open_store
+from ._store import find_session, list_apps, open_store, session_records
 from ._timeline import summary_line
 
 __all__ = ["delete_session", "list_sessions", "show_session"]
@@ -66,26 +66,36 @@ async def list_sessions(url: str, app: str | None, user: str | None) -> None:
     console.print(table)
 
 
-def _print_event_lines(console: Console, session: Session) -> None:
-    for event in session.events:
-        stamp = _when(event.timestamp)[11:]
-        if is_trace_event(event):
-            trace = trace_of(event)
-            if trace is not None:
-                line = f"{stamp} [dim]· invocation {trace.invocation_id}: {summary_line(trace)}[/]"
-                console.print(line)
-            continue
-        for call in event.get_function_calls():
-            console.print(f"{stamp} {escape(event.author)} [cyan]→ {escape(call.name)}[/]", end="")
-            console.print(f"({escape(shorten(call.args))})")
-        for response in event.get_function_responses():
-            result = escape(shorten(response.response))
-            name = escape(response.name)
-            console.print(f"{stamp} {escape(event.author)} [cyan]← {name}[/] {result}")
-        if event.text:
-            console.print(f"{stamp} [bold]{escape(event.author)}:[/] {escape(event.text)}")
-        if event.error_code:
-            console.print(f"{stamp} [red]{escape(event.author)}: {escape(event.error_code)}[/]")
+def _record_line(console: Console, record: InvocationRecord) -> None:
+    stamp = _when(record.ended_at or record.started_at)[11:]
+    summary = record.status.value if record.trace is None else summary_line(record.trace)
+    console.print(f"{stamp} [dim]· invocation {record.id}: {summary}[/]")
+
+
+def _print_event_lines(console: Console, session: Session, records: list[InvocationRecord]) -> None:
+    last_index = {event.invocation_id: i for i, event in enumerate(session.events)}
+    pending = {r.id: r for r in records}
+    for index, event in enumerate(session.events):
+        _print_event(console, event)
+        if last_index[event.invocation_id] == index and event.invocation_id in pending:
+            _record_line(console, pending.pop(event.invocation_id))
+    for record in pending.values():  # invocations that stored no event
+        _record_line(console, record)
+
+
+def _print_event(console: Console, event: Event) -> None:
+    stamp = _when(event.timestamp)[11:]
+    for call in event.get_function_calls():
+        console.print(f"{stamp} {escape(event.author)} [cyan]→ {escape(call.name)}[/]", end="")
+        console.print(f"({escape(shorten(call.args))})")
+    for response in event.get_function_responses():
+        result = escape(shorten(response.response))
+        name = escape(response.name)
+        console.print(f"{stamp} {escape(event.author)} [cyan]← {name}[/] {result}")
+    if event.text:
+        console.print(f"{stamp} [bold]{escape(event.author)}:[/] {escape(event.text)}")
+    if event.error_code:
+        console.print(f"{stamp} [red]{escape(event.author)}: {escape(event.error_code)}[/]")
 
 
 async def show_session(
@@ -94,6 +104,7 @@ async def show_session(
     """Print one session: its transcript, or the whole session as JSON."""
     async with open_store(url) as service:
         session = await find_session(service, url, session_id, app, user)
+        records = await session_records(service, session)
     if as_json:
         sys.stdout.write(session.model_dump_json(indent=2) + "\n")
         return
@@ -105,7 +116,7 @@ async def show_session(
     )
     if session.state:
         console.print(f"state: {escape(shorten(json.dumps(session.state, default=str), 300))}")
-    _print_event_lines(console, session)
+    _print_event_lines(console, session, records)
 
 
 async def delete_session(

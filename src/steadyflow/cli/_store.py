@@ -15,7 +15,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from .._redact import redact_url
-from ..sessions import DEFAULT_SESSION_URL, BaseSessionService, Session, open_session_service
+from ..sessions import (
+    DEFAULT_SESSION_URL,
+    BaseSessionService,
+    InvocationRecord,
+    Session,
+    open_session_service,
+)
 from ._errors import CliError, user_errors
 
 __all__ = [
@@ -25,6 +31,7 @@ __all__ = [
     "find_session",
     "list_apps",
     "open_store",
+    "session_records",
     "shown_url",
 ]
 
@@ -125,3 +132,10 @@ async def find_session(
             "list them with: steadyflow sessions list"
         )
     return session
+
+
+async def session_records(service: BaseSessionService, session: Session) -> list[InvocationRecord]:
+    """The invocation records of ``session``, oldest first."""
+    return await service.list_invocations(
+        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+    )

@@ -21,6 +21,7 @@ from ._limits import ServerLimits
 from ._openapi_schemas import (
     BASE64URL_PATTERN,
     ERROR,
+    INVOCATION,
     JSON_OBJECT,
     JSON_VALUE,
     SSE_EVENT,
@@ -76,16 +77,17 @@ _SESSION_LINKS = {
 }
 
 
+_INVOCATION_OF_TURN: dict[str, object] = {
+    "app": "$request.body#/app_name",
+    "user": "$request.body#/user_id",
+    "session": "$request.body#/session_id",
+    "invocation": "$response.body#/events/0/invocation_id",
+}
 _STEP_FROM_TURN = {
     "operationId": "getStepRequest",
-    "parameters": {
-        "app": "$request.body#/app_name",
-        "user": "$request.body#/user_id",
-        "session": "$request.body#/session_id",
-        "invocation": "$response.body#/events/0/invocation_id",
-        "step": 1,
-    },
+    "parameters": {**_INVOCATION_OF_TURN, "step": 1},
 }
+_INVOCATION_FROM_TURN = {"operationId": "getInvocation", "parameters": _INVOCATION_OF_TURN}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -147,7 +149,9 @@ def _schemas(app_name: str, limits: ServerLimits) -> dict[str, Any]:
     request["app_name"]["enum"] = [app_name]
     request["new_message"]["anyOf"] = [_ref("UserMessage"), {**TEXT, "minLength": 1}]
     schemas["CreateSessionRequest"]["properties"]["state"]["anyOf"][0] = JSON_OBJECT
-    schemas.update(UserMessage=USER_MESSAGE, JsonValue=JSON_VALUE, Error=ERROR)
+    schemas.update(
+        UserMessage=USER_MESSAGE, JsonValue=JSON_VALUE, Error=ERROR, Invocation=INVOCATION
+    )
     return schemas
 
 
@@ -206,6 +210,25 @@ def _session_paths(app: dict[str, Any]) -> dict[str, Any]:
                 "deleteSession", "Delete a session", {"204": _ok("Deleted."), **_errors(404, 422)}
             ),
         },
+        f"{_SESSION_PATH}/invocations": {
+            "parameters": [app, user, session],
+            "get": _operation(
+                "listInvocations",
+                "A session's invocation records (status, budget, owner, trace), oldest first",
+                {
+                    "200": _ok("The records.", {"type": "array", "items": _ref("Invocation")}),
+                    **_errors(404, 422),
+                },
+            ),
+        },
+        f"{_SESSION_PATH}/invocations/{{invocation}}": {
+            "parameters": [app, user, session, _param("invocation")],
+            "get": _operation(
+                "getInvocation",
+                "One invocation record with its trace",
+                {"200": _ok("The record.", _ref("Invocation")), **_errors(404, 422)},
+            ),
+        },
         f"{_SESSION_PATH}/invocations/{{invocation}}/steps/{{step}}/request": {
             "parameters": [app, user, session, _param("invocation"), step],
             "get": _operation(
@@ -226,7 +249,8 @@ def _paths(app_name: str) -> dict[str, Any]:
     }
     turn_body = {"required": True, **_json(_ref("RunRequest"))}
     result = _ok("The turn's events; `error` says why a failed turn ended.", _ref("RunResult"))
-    ran = {**result, "links": {"FirstStepRequest": _STEP_FROM_TURN}}
+    links = {"FirstStepRequest": _STEP_FROM_TURN, "Invocation": _INVOCATION_FROM_TURN}
+    ran = {**result, "links": links}
     stream = {
         "description": "Server-Sent Events: `event` messages, then `done` or `error`.",
         "content": {"text/event-stream": {"schema": SSE_EVENT}},

@@ -15,6 +15,7 @@ from ._schemas import BASE64_PATTERN
 __all__ = [
     "BASE64URL_PATTERN",
     "ERROR",
+    "INVOCATION",
     "JSON_OBJECT",
     "JSON_VALUE",
     "SSE_EVENT",
@@ -118,4 +119,49 @@ SSE_EVENT = {
     "description": "One SSE message; `data` is JSON: an Event, the done summary, or the error.",
     "required": ["event", "data"],
     "properties": {"event": {"enum": ["event", "done", "error"]}, "data": {"type": "string"}},
+}
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_STRING_OR_NULL = {"type": ["string", "null"]}
+INVOCATION = {
+    "type": "object",
+    "description": "An invocation's record: where the turn stands, who runs it, its trace.",
+    "required": ["id", "app_name", "user_id", "session_id", "agent", "status", "started_at"],
+    "properties": {
+        "id": {"type": "string"},
+        "app_name": {"type": "string"},
+        "user_id": {"type": "string"},
+        "session_id": {"type": "string"},
+        "agent": {"type": "string"},
+        "status": {
+            "enum": ["running", "completed", "failed", "cancelled", "interrupted", "waiting"]
+        },
+        "started_at": {"type": "number"},
+        "ended_at": _NUMBER_OR_NULL,
+        "llm_calls": {"type": "integer"},
+        "max_llm_calls": {"type": "integer"},
+        "error_type": _STRING_OR_NULL,
+        "error_message": _STRING_OR_NULL,
+        "owner": {
+            "anyOf": [
+                _NULL,
+                {
+                    "type": "object",
+                    "required": ["host", "pid", "started_at"],
+                    "properties": {
+                        "host": {"type": "string"},
+                        "pid": {"type": "integer"},
+                        "started_at": {"type": "number"},
+                    },
+                },
+            ]
+        },
+        "lease_expires_at": _NUMBER_OR_NULL,
+        "resume_count": {"type": "integer"},
+        "revision": {"type": "integer"},
+        "trace": {
+            "description": "The stored trace (steps, attempts, tools), once the invocation ended.",
+            "type": ["object", "null"],
+        },
+    },
 }

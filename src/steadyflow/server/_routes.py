@@ -173,6 +173,29 @@ class Api:
         )
         return Response(status_code=204)
 
+    async def list_invocations(self, request: Request) -> Response:
+        """``GET .../sessions/{session}/invocations``: the session's records, oldest first."""
+        session = await self._load(request)
+        records = await self.sessions.list_invocations(
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        )
+        return JSONResponse([r.to_dict() for r in records])
+
+    async def get_invocation(self, request: Request) -> Response:
+        """``GET .../invocations/{invocation}``: one record, its trace included."""
+        session = await self._load(request)
+        invocation = check_id("invocation", request.path_params["invocation"])
+        record = await self.sessions.get_invocation(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            session_id=session.id,
+            invocation_id=invocation,
+        )
+        if record is None:
+            message = f"invocation {invocation!r} is not in session {session.id!r}"
+            raise ApiError(404, "invocation_not_found", message)
+        return JSONResponse(record.to_dict())
+
     async def step_request(self, request: Request) -> Response:
         """``GET .../invocations/{invocation}/steps/{step}/request``: the exact LlmRequest."""
         session = await self._load(request)

@@ -155,7 +155,7 @@ class SessionSummary(BaseModel):
 
 
 class SessionDetail(SessionSummary):
-    """A session with its events, the trace events of its invocations included."""
+    """A session with its events (the conversation; invocation records are listed apart)."""
 
     events: list[Event]
 

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from ..events import Event
 from ..sessions.base import BaseSessionService, Session
+from ..sessions.invocations import InvocationRecord
 
 __all__ = ["ClientGoneError", "TurnRegistry", "WriteThroughService", "run_until_disconnect"]
 
@@ -133,15 +134,50 @@ class WriteThroughService(BaseSessionService):
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Append through the inner store; a cancellation waits for the append to end."""
-        write = asyncio.ensure_future(self.inner.append_event(session, event))
-        try:
-            return await asyncio.shield(write)
-        except asyncio.CancelledError:
-            await asyncio.wait({write})
-            if not write.cancelled():
-                write.exception()  # retrieved: the cancellation is what the caller sees
-            raise
+        return await _write_through(self.inner.append_event(session, event))
+
+    async def append_event_and_record(
+        self, session: Session, event: Event, record: InvocationRecord
+    ) -> Event:
+        """Both writes through the inner store; a cancellation waits for them to end."""
+        return await _write_through(self.inner.append_event_and_record(session, event, record))
+
+    async def create_invocation(self, record: InvocationRecord) -> None:
+        """See ``BaseSessionService.create_invocation``."""
+        await _write_through(self.inner.create_invocation(record))
+
+    async def update_invocation(self, record: InvocationRecord) -> None:
+        """See ``BaseSessionService.update_invocation``."""
+        await _write_through(self.inner.update_invocation(record))
+
+    async def get_invocation(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> InvocationRecord | None:
+        """See ``BaseSessionService.get_invocation``."""
+        return await self.inner.get_invocation(
+            app_name=app_name, user_id=user_id, session_id=session_id, invocation_id=invocation_id
+        )
+
+    async def list_invocations(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[InvocationRecord]:
+        """See ``BaseSessionService.list_invocations``."""
+        return await self.inner.list_invocations(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
 
     async def close(self) -> None:
         """Close the inner store."""
         await self.inner.close()
+
+
+async def _write_through(coro: Coroutine[Any, Any, T]) -> T:
+    """``coro``'s result; a cancellation arriving meanwhile waits for it to finish first."""
+    write = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(write)
+    except asyncio.CancelledError:
+        await asyncio.wait({write})
+        if not write.cancelled():
+            write.exception()  # retrieved: the cancellation is what the caller sees
+        raise

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import BaseSessionService, Session, apply_event_locally, event_as_stored
 from .in_memory import InMemorySessionService
+from .invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from .url import DEFAULT_SESSION_URL, open_session_service
 
 if TYPE_CHECKING:
@@ -19,6 +20,9 @@ __all__ = [
     "DEFAULT_SESSION_URL",
     "BaseSessionService",
     "InMemorySessionService",
+    "InvocationOwner",
+    "InvocationRecord",
+    "InvocationStatus",
     "Session",
     "SqlSessionService",
     "apply_event_locally",

@@ -7,7 +7,11 @@ these promises, proven by one shared test suite run against each of them:
 - ``append_event`` stores the event and applies its state delta together,
   or raises and stores nothing; the same event id twice is stored once;
 - every append bumps ``Session.revision``; appending through a copy whose
-  revision is behind the store's raises ``StaleSessionError``.
+  revision is behind the store's raises ``StaleSessionError``;
+- each invocation's record (``InvocationRecord``) is stored beside the
+  session, not among its events; a record is written only over the revision
+  the writer read (``StaleInvocationError`` otherwise), whatever the
+  session's revision is meanwhile; deleting a session deletes its records.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..events import Event
+from .invocations import InvocationRecord
 from .state import split_delta
 
 __all__ = [
@@ -137,6 +142,58 @@ class BaseSessionService(ABC):
 
         Partial events are returned untouched and not stored.
         """
+
+    @abstractmethod
+    async def create_invocation(self, record: InvocationRecord) -> None:
+        """Store a new invocation record and set its ``revision`` to 1.
+
+        Raises:
+            SessionError: its session does not exist, or the id is taken.
+        """
+
+    @abstractmethod
+    async def update_invocation(self, record: InvocationRecord) -> None:
+        """Store ``record`` over the stored one if that is at ``record.revision``; bump it.
+
+        The write is conditional on the record's own revision only, never on
+        the session's: it is how a process claims an invocation, and how two
+        resumers are kept from both proceeding.
+
+        Raises:
+            StaleInvocationError: another writer stored the record since it
+                was read (nothing was written).
+        """
+
+    async def append_event_and_record(
+        self, session: Session, event: Event, record: InvocationRecord
+    ) -> Event:
+        """``append_event``, then ``record`` stored (created when its revision is 0, else updated).
+
+        The built-in stores do both in one transaction (one durable commit per
+        step); this default, for stores that cannot, does them one after the
+        other.
+
+        Raises:
+            StaleSessionError / StaleInvocationError: a guard refused.
+        """
+        stored = await self.append_event(session, event)
+        if record.revision == 0:
+            await self.create_invocation(record)
+        else:
+            await self.update_invocation(record)
+        return stored
+
+    @abstractmethod
+    async def get_invocation(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> InvocationRecord | None:
+        """One invocation record of a session, or None when there is none."""
+
+    @abstractmethod
+    async def list_invocations(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[InvocationRecord]:
+        """A session's invocation records, oldest first ([] when there is no session)."""
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections; the in-memory store has none."""

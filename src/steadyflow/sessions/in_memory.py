@@ -2,6 +2,7 @@
 
 Copies handed out share their (immutable) events with the store, so loading
 a long session costs one list copy, not a deep copy of the history.
+Invocation records live in their own dict per session, handed out as copies.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import time
 import uuid
 from typing import Any
 
-from ..errors import SessionError, StaleSessionError
+from ..errors import SessionError, StaleInvocationError, StaleSessionError
 from ..events import Event
 from .base import (
     BaseSessionService,
@@ -19,6 +20,7 @@ from .base import (
     copy_with,
     mark_appended,
 )
+from .invocations import InvocationRecord
 from .state import split_delta
 
 __all__ = ["InMemorySessionService"]
@@ -32,6 +34,7 @@ class InMemorySessionService(BaseSessionService):
         self._event_ids: dict[tuple[str, str, str], set[str]] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+        self._invocations: dict[tuple[str, str, str], dict[str, InvocationRecord]] = {}
 
     async def create_session(
         self,
@@ -58,6 +61,7 @@ class InMemorySessionService(BaseSessionService):
         )
         self._sessions[key] = stored
         self._event_ids[key] = set()
+        self._invocations[key] = {}
         return self._copy(stored)
 
     async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
@@ -77,6 +81,7 @@ class InMemorySessionService(BaseSessionService):
         """Delete a session and its events (no error when absent)."""
         self._sessions.pop((app_name, user_id, session_id), None)
         self._event_ids.pop((app_name, user_id, session_id), None)
+        self._invocations.pop((app_name, user_id, session_id), None)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Store ``event`` and apply its state delta, then update ``session``."""
@@ -97,6 +102,58 @@ class InMemorySessionService(BaseSessionService):
         mark_appended(stored, session.revision, event.timestamp)
         self._event_ids[key].add(event.id)
         return event
+
+    async def create_invocation(self, record: InvocationRecord) -> None:
+        """Store a new invocation record and set its ``revision`` to 1."""
+        self._check_record(record)
+        self._put_record(record)
+
+    async def update_invocation(self, record: InvocationRecord) -> None:
+        """Store ``record`` if the stored one is at ``record.revision``; bump it."""
+        self._check_record(record)
+        self._put_record(record)
+
+    async def append_event_and_record(
+        self, session: Session, event: Event, record: InvocationRecord
+    ) -> Event:
+        """``append_event`` and a write of ``record``, both or neither."""
+        self._check_record(record)
+        stored = await self.append_event(session, event)
+        self._put_record(record)
+        return stored
+
+    def _check_record(self, record: InvocationRecord) -> None:
+        """Raise unless ``record`` may be written (new and free, or at the stored revision)."""
+        stored = self._records_of(record).get(record.id)
+        if record.revision == 0:
+            if stored is not None:
+                raise SessionError(f"invocation {record.id!r} already exists")
+        elif stored is None or stored.revision != record.revision:
+            raise StaleInvocationError(record.id, record.revision)
+
+    def _put_record(self, record: InvocationRecord) -> None:
+        record.revision += 1
+        self._records_of(record)[record.id] = record.copy()
+
+    async def get_invocation(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> InvocationRecord | None:
+        """One invocation record of a session, or None when there is none."""
+        stored = self._invocations.get((app_name, user_id, session_id), {}).get(invocation_id)
+        return None if stored is None else stored.copy()
+
+    async def list_invocations(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[InvocationRecord]:
+        """A session's invocation records, oldest first."""
+        records = self._invocations.get((app_name, user_id, session_id), {}).values()
+        return [r.copy() for r in sorted(records, key=lambda r: r.started_at)]
+
+    def _records_of(self, record: InvocationRecord) -> dict[str, InvocationRecord]:
+        records = self._invocations.get((record.app_name, record.user_id, record.session_id))
+        if records is None:
+            raise SessionError(f"session {record.session_id!r} does not exist")
+        return records
 
     def _store_delta(self, stored: Session, delta: dict[str, Any]) -> None:
         scoped = split_delta(delta)

@@ -10,6 +10,8 @@ from ..run_config import RunConfig
 from ..runner import Runner
 from ..sessions.base import Session
 from ..sessions.in_memory import InMemorySessionService
+from ..sessions.invocations import InvocationRecord
+from ..tracing import InvocationTrace
 from ..types import Content
 
 __all__ = ["TurnResult", "run_turn"]
@@ -51,6 +53,17 @@ class TurnResult:
         )
         assert session is not None
         return session
+
+    async def stored_invocations(self) -> list[InvocationRecord]:
+        """The session's invocation records as the store now holds them, oldest first."""
+        assert self.runner is not None
+        return await self.runner.session_service.list_invocations(
+            app_name=self.runner.app_name, user_id=self.user_id, session_id=self.session_id
+        )
+
+    async def stored_traces(self) -> list[InvocationTrace]:
+        """The traces of the session's finished invocations, oldest first."""
+        return [r.trace for r in await self.stored_invocations() if r.trace is not None]
 
 
 async def run_turn(

@@ -1,22 +1,24 @@
-"""Each invocation's own trace, stored with the session.
+"""Each invocation's own trace, stored in its invocation record.
 
 Read it back without an OpenTelemetry backend::
 
-    for trace in traces_in(session.events):
-        print(trace.invocation_id, trace.status, trace.attempts, trace.budget_used)
+    for record in await service.list_invocations(
+        app_name="app", user_id="u", session_id=session.id
+    ):
+        trace = record.trace
+        print(record.id, record.status, trace.attempts, trace.budget_used)
 
-The runner appends one event per invocation, authored by ``"steadyflow"``,
-with no content and the trace, as JSON text, under
-``custom_metadata["steadyflow.trace"]`` (also when the invocation ends with
-an error). The event is stored like any
-other, is never sent to a model, and is not yielded by ``Runner.run_async``.
-When another writer appended meanwhile, the append is repeated on a freshly
-loaded copy (``append_trace``): a finished turn keeps its trace.
+The runner stores the trace in the invocation's record when the invocation
+ends (also with an error), never in ``session.events``: no model sees it
+and code that counts or renders a session's events sees no bookkeeping.
+
+Sessions written before records existed ended each invocation with an event
+authored ``"steadyflow"`` holding the trace under
+``custom_metadata["steadyflow.trace"]``; the SQL store moves such events
+into records when it opens the database (``trace_of`` reads them).
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 from ..events import Event
 from ._recorder import InvocationRecorder, ModelCallRecorder, ToolCallScope
@@ -30,10 +32,8 @@ from ._schema import (
     ToolTrace,
     TraceFormatError,
 )
-from ._store import TRACE_APPEND_ATTEMPTS, append_trace
 
 __all__ = [
-    "TRACE_APPEND_ATTEMPTS",
     "TRACE_AUTHOR",
     "TRACE_METADATA_KEY",
     "TRACE_VERSION",
@@ -45,25 +45,13 @@ __all__ = [
     "ToolCallScope",
     "ToolTrace",
     "TraceFormatError",
-    "append_trace",
     "is_trace_event",
-    "trace_event",
     "trace_of",
-    "traces_in",
 ]
 
 
-def trace_event(trace: InvocationTrace) -> Event:
-    """The event that stores ``trace`` in the session."""
-    event = Event(invocation_id=trace.invocation_id, author=TRACE_AUTHOR)
-    # Assigned, not passed: validating the metadata would copy the dict and
-    # walk the text, once per invocation, for a value built right here.
-    event.custom_metadata = {TRACE_METADATA_KEY: trace.to_json()}
-    return event
-
-
 def is_trace_event(event: Event) -> bool:
-    """Whether ``event`` is a stored invocation trace."""
+    """Whether ``event`` is a trace event of the old format (see the module docstring)."""
     return (
         event.author == TRACE_AUTHOR
         and event.content is None
@@ -73,7 +61,7 @@ def is_trace_event(event: Event) -> bool:
 
 
 def trace_of(event: Event) -> InvocationTrace | None:
-    """The trace ``event`` stores, or None when it is not a trace event.
+    """The trace an old-format trace event stores, or None when it is not one.
 
     Raises:
         TraceFormatError: the event holds a trace this version cannot read.
@@ -82,13 +70,3 @@ def trace_of(event: Event) -> InvocationTrace | None:
         return None
     assert event.custom_metadata is not None
     return InvocationTrace.from_stored(event.custom_metadata[TRACE_METADATA_KEY])
-
-
-def traces_in(events: Iterable[Event]) -> list[InvocationTrace]:
-    """The traces among ``events``, oldest first."""
-    found: list[InvocationTrace] = []
-    for event in events:
-        trace = trace_of(event)
-        if trace is not None:
-            found.append(trace)
-    return found

@@ -1,11 +1,12 @@
-"""The stored trace of one invocation: plain dataclasses, JSON in the session.
+"""The stored trace of one invocation: plain dataclasses, JSON in its record.
 
-Every invocation ends with one event authored by ``"steadyflow"`` with no
-content and ``custom_metadata={"steadyflow.trace": "{...}"}``: this schema
-as compact JSON text, without ``None`` fields. Text rather than nested
-dicts because every invocation stores one: a string is a quarter of the
-memory of the same dicts and lists, and the garbage collector never scans
-it. Version 1 stored the dict itself; ``from_stored`` reads both. Times
+Every invocation's record (``steadyflow.sessions.InvocationRecord``) holds
+its trace; stores keep this schema as compact JSON text, without ``None``
+fields. Text rather than nested dicts: a string is a quarter of the memory
+of the same dicts and lists, and the garbage collector never scans it.
+Older sessions kept it in an event authored ``"steadyflow"`` under
+``custom_metadata["steadyflow.trace"]``; version 1 of the format stored the
+dict itself; ``from_stored`` reads both. Times
 are seconds since the invocation started (``started_at`` is the wall-clock
 start), so a trace reads the same whatever the machine's clock said.
 

@@ -35,7 +35,7 @@ async def test_contents_grow_incrementally_and_match_a_full_rebuild():
     await run_turn(agent, "q3", runner=first.runner, session_id=first.session_id)
 
     session = await first.stored_session()
-    rebuilt = [event_to_content(e, "a", None) for e in session.events[:-2]]  # not a3, trace
+    rebuilt = [event_to_content(e, "a", None) for e in session.events[:-1]]  # not a3
     assert model.requests[2].contents == [c for c in rebuilt if c is not None]
 
 

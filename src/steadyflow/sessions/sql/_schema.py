@@ -12,7 +12,13 @@ application's own tables.
 - ``steadyflow_app_state`` / ``steadyflow_user_state``: one row per key, so
   sessions writing different ``app:``/``user:`` keys at once never overwrite
   each other (an upsert per key, no read-modify-write).
+- ``steadyflow_invocations``: one row per invocation record (status,
+  budget, owner and lease, the trace as JSON text, the tool journal), keyed
+  by the session and the invocation id; ``revision`` guards its writes.
 - ``steadyflow_schema``: one row holding the schema version.
+
+Version 2 added the invocations table. A version 1 database is upgraded
+when first opened: its trace events move into records (``_migrate``).
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ from sqlalchemy import (
     JSON,
     Column,
     Double,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
+    Text,
     UniqueConstraint,
     inspect,
     select,
@@ -48,13 +56,14 @@ __all__ = [
     "schema_ready",
     "event_row",
     "events",
+    "invocations",
     "metadata",
     "schema",
     "sessions",
     "user_state",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The version this code writes; a database with a higher one is refused."""
 
 metadata = MetaData()
@@ -124,6 +133,32 @@ user_state = Table(
     Column("update_time", Double, nullable=False),
 )
 
+invocations = Table(
+    "steadyflow_invocations",
+    metadata,
+    Column("app_name", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("session_id", String, primary_key=True),
+    Column("id", String, primary_key=True),
+    Column("agent", String, nullable=False),
+    Column("status", String, nullable=False),
+    Column("started_at", Double, nullable=False),
+    Column("ended_at", Double),
+    Column("llm_calls", Integer, nullable=False),
+    Column("max_llm_calls", Integer, nullable=False),
+    Column("error_type", String),
+    Column("error_message", Text),
+    Column("trace", Text),
+    Column("owner_host", String),
+    Column("owner_pid", Integer),
+    Column("owner_started_at", Double),
+    Column("lease_expires_at", Double),
+    Column("resume_count", Integer, nullable=False),
+    Column("journal", _JSON, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Index("steadyflow_invocations_status", "status"),
+)
+
 schema = Table(
     "steadyflow_schema",
     metadata,
@@ -142,12 +177,25 @@ async def ensure_schema(conn: AsyncConnection, where: str) -> None:
     if conn.dialect.name == "postgresql":
         await conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('steadyflow_schema'))"))
     if not await schema_ready(conn, where):
+        await _create_or_upgrade(conn)
+
+
+async def _create_or_upgrade(conn: AsyncConnection) -> None:
+    """Create the tables, or upgrade a database of an older version (lock held)."""
+    version = await _stored_version(conn)
+    if version is None:
         await conn.run_sync(metadata.create_all)
         await conn.execute(schema.insert().values(id=1, version=SCHEMA_VERSION))
+    elif version < SCHEMA_VERSION:
+        from ._migrate import upgrade  # only old databases need it
+
+        await conn.run_sync(metadata.create_all)  # the tables this version added
+        await upgrade(conn, version)
+        await conn.execute(schema.update().where(schema.c.id == 1).values(version=SCHEMA_VERSION))
 
 
 async def schema_ready(conn: AsyncConnection, where: str) -> bool:
-    """Whether the tables exist, read only (a read-only database can still be read).
+    """Whether the tables exist at this version, read only (a read-only database can be read).
 
     Raises:
         SchemaVersionError: the database is from a newer schema.
@@ -158,7 +206,7 @@ async def schema_ready(conn: AsyncConnection, where: str) -> bool:
             f"session database {where} has schema version {version}, but this steadyflow "
             f"knows versions up to {SCHEMA_VERSION}; upgrade steadyflow to use it"
         )
-    return version is not None
+    return version == SCHEMA_VERSION
 
 
 async def _stored_version(conn: AsyncConnection) -> int | None:

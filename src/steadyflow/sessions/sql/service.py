@@ -28,7 +28,9 @@ from ..._redact import redact_url
 from ...errors import EventTooLargeError, SessionError, StaleSessionError
 from ...events import Event
 from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
+from ..invocations import InvocationRecord
 from ..state import split_delta
+from . import _invocations as inv
 from . import _queries as q
 from . import _schema as t
 from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache, SessionKey
@@ -171,6 +173,8 @@ class SqlSessionService(BaseSessionService):
         key = (app_name, user_id, session_id)
         async with self._write("delete a session") as conn:
             await conn.execute(t.events.delete().where(q.session_filter(t.events, key)))
+            records = t.invocations
+            await conn.execute(records.delete().where(q.session_filter(records, key)))
             await conn.execute(t.sessions.delete().where(q.session_filter(t.sessions, key)))
         self._cache.drop(key)
 
@@ -204,6 +208,70 @@ class SqlSessionService(BaseSessionService):
             await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
         self._cache.extend(key, incarnation, session.revision, stored, size)
         return apply_event_locally(session, event)
+
+    async def create_invocation(self, record: InvocationRecord) -> None:
+        """Store a new invocation record and set its ``revision`` to 1.
+
+        Raises:
+            SessionError: its session does not exist, or the id is taken.
+        """
+        key = (record.app_name, record.user_id, record.session_id)
+        async with self._write("create an invocation record") as conn:
+            if await q.read_session_row(conn, key) is None:
+                raise SessionError(f"session {record.session_id!r} does not exist")
+            await inv.put_record(conn, record)
+        record.revision += 1
+
+    async def update_invocation(self, record: InvocationRecord) -> None:
+        """Store ``record`` if the stored one is at ``record.revision``; bump it.
+
+        Raises:
+            StaleInvocationError: another writer stored it first; nothing was written.
+        """
+        async with self._write("store an invocation record") as conn:
+            await inv.put_record(conn, record)
+        record.revision += 1
+
+    async def append_event_and_record(
+        self, session: Session, event: Event, record: InvocationRecord
+    ) -> Event:
+        """``append_event`` and a write of ``record``, in one transaction (one commit).
+
+        Raises:
+            StaleSessionError / StaleInvocationError: either guard refused;
+                nothing was stored.
+        """
+        stored = event_as_stored(event)
+        scoped = split_delta(encode_state(stored.actions.state_delta))
+        data = encode_event(stored)
+        key = (session.app_name, session.user_id, session.id)
+        async with self._write("append an event") as conn:
+            await inv.put_record(conn, record)
+            incarnation = await self._advance(conn, session, stored, scoped.session)
+            if incarnation is not None:
+                row = t.event_row(key, session.revision + 1, stored, data)
+                if not await q.insert_new(conn, t.events, row):
+                    raise SessionError(f"event {event.id!r} is already stored at another place")
+                await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
+        record.revision += 1
+        if incarnation is None:
+            return event  # stored before: only the record was written
+        self._cache.extend(key, incarnation, session.revision, stored)
+        return apply_event_locally(session, event)
+
+    async def get_invocation(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> InvocationRecord | None:
+        """One invocation record of a session, or None when there is none."""
+        async with self._read("load an invocation record") as conn:
+            return await inv.load_record(conn, (app_name, user_id, session_id), invocation_id)
+
+    async def list_invocations(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[InvocationRecord]:
+        """A session's invocation records, oldest first."""
+        async with self._read("list invocation records") as conn:
+            return await inv.load_records(conn, (app_name, user_id, session_id))
 
     async def close(self) -> None:
         """Close the database connections (the service stays usable)."""

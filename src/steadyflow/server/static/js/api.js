@@ -41,6 +41,9 @@ export const api = {
 export const paths = {
   session: (app, user, id) =>
     `/apps/${enc(app)}/users/${enc(user)}/sessions/${enc(id)}`,
+  invocations: (app, user, id) => `${paths.session(app, user, id)}/invocations`,
+  invocation: (app, user, id, invocation) =>
+    `${paths.session(app, user, id)}/invocations/${enc(invocation)}`,
   stepRequest: (app, user, id, invocation, step) =>
     `${paths.session(app, user, id)}/invocations/${enc(invocation)}/steps/${step}/request`,
 };

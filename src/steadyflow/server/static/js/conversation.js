@@ -3,12 +3,16 @@
 import { api, paths } from "./api.js";
 import { chatBox } from "./chat.js";
 import { h, seconds, shortId, wallTime } from "./dom.js";
-import { eventNodes, traceOf } from "./events.js";
+import { eventNodes } from "./events.js";
 
 export async function renderConversation(view, app, user, id) {
-  const session = await api.get(paths.session(app, user, id));
+  const [session, records] = await Promise.all([
+    api.get(paths.session(app, user, id)),
+    api.get(paths.invocations(app, user, id)),
+  ]);
+  const byId = new Map(records.map((r) => [r.id, r]));
   const log = h("div", { class: "conversation" });
-  for (const group of byInvocation(session.events)) log.append(invocationBlock(group, user, id));
+  for (const group of byInvocation(session.events)) log.append(invocationBlock(group, byId.get(group.id), user, id));
   const chat = chatBox({ app, user, id, log, onDone: () => renderConversation(view, app, user, id) });
   view.replaceChildren(
     h("h1", {}, `Session ${shortId(id)}`),
@@ -32,16 +36,14 @@ function byInvocation(events) {
   return groups;
 }
 
-function invocationBlock(group, user, sessionId) {
-  const trace = group.events.map(traceOf).find(Boolean);
+function invocationBlock(group, record, user, sessionId) {
+  const trace = record?.trace ?? null;
   const block = h("section", { class: "invocation", "data-invocation": group.id });
-  for (const event of group.events) {
-    if (!traceOf(event)) block.append(...eventNodes(event));
-  }
+  for (const event of group.events) block.append(...eventNodes(event));
   const href = `#/sessions/${encodeURIComponent(user)}/${encodeURIComponent(sessionId)}/invocations/${encodeURIComponent(group.id)}`;
   const summary = trace
     ? `${trace.status} · ${count(trace.steps.length, "step")} · ${count(trace.budget_used, "model call")} · ${seconds(trace.duration)}`
-    : "no stored trace";
+    : record ? `${record.status} · no stored trace yet` : "no stored trace";
   block.append(
     h("footer", {}, h("span", {}, `invocation ${shortId(group.id)} · ${summary}`), trace ? h("a", { class: "timeline-link", href }, "timeline →") : null),
   );

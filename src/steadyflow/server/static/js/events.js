@@ -1,16 +1,6 @@
-// How one stored event is drawn, and where an invocation's trace is found.
+// How one stored event is drawn.
 
 import { h } from "./dom.js";
-
-export const TRACE_AUTHOR = "steadyflow";
-export const TRACE_KEY = "steadyflow.trace";
-
-// The trace the runner stored at the end of an invocation, if `event` holds it:
-// JSON text (a dict in sessions stored by version 1 of the trace format).
-export function traceOf(event) {
-  const stored = event.author === TRACE_AUTHOR ? event.custom_metadata?.[TRACE_KEY] ?? null : null;
-  return typeof stored === "string" ? JSON.parse(stored) : stored;
-}
 
 export function eventNodes(event) {
   const nodes = [];

@@ -1,15 +1,18 @@
-// An invocation's timeline, drawn from the trace the runner stored with the session:
+// An invocation's timeline, drawn from the trace stored in its invocation record:
 // one row per provider attempt and per tool call on a shared time axis. Failed attempts
 // are red and say their error type and status; the wait before a retry is a gap labelled
 // with its delay and whether the provider's Retry-After set it.
 
 import { api, paths } from "./api.js";
 import { h, json, seconds, shortId, wallTime } from "./dom.js";
-import { traceOf } from "./events.js";
 
 export async function renderTimeline(view, app, user, id, invocation) {
-  const session = await api.get(paths.session(app, user, id));
-  const trace = session.events.filter((e) => e.invocation_id === invocation).map(traceOf).find(Boolean);
+  let trace = null;
+  try {
+    trace = (await api.get(paths.invocation(app, user, id, invocation))).trace;
+  } catch (error) {
+    if (error.status !== 404) throw error;
+  }
   if (!trace) {
     view.replaceChildren(h("p", { class: "empty" }, `No stored trace for invocation ${invocation}.`));
     return;

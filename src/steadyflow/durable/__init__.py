@@ -1,0 +1,14 @@
+"""Durable invocations: records, resume, the tool journal, leases.
+
+An invocation is a stored record (``steadyflow.sessions.InvocationRecord``)
+that says where the turn stands and who runs it. This package holds the
+logic around that record; the runner and the flow call into it through
+small hooks. See the README's "Durable invocations" section for what is
+promised and what is not.
+"""
+
+from __future__ import annotations
+
+from ._records import current_owner, ended_status, finish_record, start_record
+
+__all__ = ["current_owner", "ended_status", "finish_record", "start_record"]

@@ -1,0 +1,97 @@
+"""Building and closing an invocation's record: who runs it, how it ended.
+
+The runner creates the record when the invocation starts (in the same
+commit as the user's message) and closes it when the invocation ends,
+whatever ended it, with the trace. Closing is a conditional write on the
+record's own revision: a finished turn's record is never refused because
+someone else appended to the session meanwhile, but it is refused (and
+logged) when another process took the invocation over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import socket
+import time
+
+from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
+from ..tracing._schema import InvocationTrace
+
+__all__ = ["current_owner", "ended_status", "finish_record", "start_record"]
+
+_MESSAGE_LIMIT = 500
+
+
+@functools.cache
+def _process_started() -> float:
+    return time.time()
+
+
+def current_owner() -> InvocationOwner:
+    """This process as an owner: host name, pid, and when it first ran an invocation."""
+    return InvocationOwner(socket.gethostname(), os.getpid(), _process_started())
+
+
+def start_record(
+    *,
+    invocation_id: str,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    agent: str,
+    max_llm_calls: int,
+    now: float,
+    lease_seconds: float,
+) -> InvocationRecord:
+    """A new ``RUNNING`` record owned by this process, its lease running from ``now``."""
+    return InvocationRecord(
+        id=invocation_id,
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        agent=agent,
+        status=InvocationStatus.RUNNING,
+        started_at=now,
+        max_llm_calls=max_llm_calls,
+        owner=current_owner(),
+        lease_expires_at=now + lease_seconds,
+    )
+
+
+def ended_status(error: BaseException | None) -> InvocationStatus:
+    """The final status for an invocation that ``error`` ended (None: it completed).
+
+    The caller stopping early (``GeneratorExit``, a cancelled task) is
+    ``CANCELLED``; the process going down (``KeyboardInterrupt``,
+    ``SystemExit``) is ``INTERRUPTED``, so it can be resumed; any other
+    error is ``FAILED``.
+    """
+    if error is None:
+        return InvocationStatus.COMPLETED
+    if isinstance(error, GeneratorExit | asyncio.CancelledError):
+        return InvocationStatus.CANCELLED
+    if isinstance(error, KeyboardInterrupt | SystemExit):
+        return InvocationStatus.INTERRUPTED
+    return InvocationStatus.FAILED
+
+
+def finish_record(
+    record: InvocationRecord,
+    *,
+    trace: InvocationTrace,
+    error: BaseException | None,
+    llm_calls: int,
+    now: float,
+) -> None:
+    """Close ``record`` in place: status, end time, calls used, error, trace; lease released."""
+    record.status = ended_status(error)
+    record.ended_at = now
+    record.llm_calls = llm_calls
+    record.trace = trace
+    record.lease_expires_at = None
+    if record.status is InvocationStatus.FAILED:
+        assert error is not None
+        record.error_type = type(error).__qualname__
+        record.error_message = str(error)[:_MESSAGE_LIMIT]

@@ -1,0 +1,139 @@
+"""Invocation records: what one turn is doing, stored next to its session.
+
+An invocation is a record, not an event: ``session.events`` is the
+conversation only (user, agents, tools), and each invocation keeps its own
+bookkeeping here. The record says how far the turn got and who runs it:
+
+- ``status`` (``InvocationStatus``), start and end times, the model calls
+  it used against ``max_llm_calls``, the error that ended it;
+- its ``trace`` (``steadyflow.tracing.InvocationTrace``), stored when the
+  turn ends;
+- ``owner`` and ``lease_expires_at``: the process running it and until when
+  its claim holds (renewed while it runs), so a crashed turn can be told
+  apart from a live one and resumed;
+- ``journal``: per tool call id, what the durable layer knows of that call
+  (started, its result), so a resumed turn never runs a finished tool again;
+- ``revision``: bumped by every write. Stores write a record only when the
+  caller's revision is the stored one (``update_invocation``), so two
+  processes can never both claim or advance the same invocation. These
+  writes never depend on the *session's* revision.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..tracing._schema import InvocationTrace
+
+__all__ = ["InvocationOwner", "InvocationRecord", "InvocationStatus"]
+
+
+class InvocationStatus(enum.StrEnum):
+    """Where an invocation stands.
+
+    ``RUNNING``: a process holds its lease and is working on it (or died
+    doing so: then the lease runs out). ``WAITING``: paused until a person
+    answers a confirmation request. ``INTERRUPTED``: stopped by its process
+    going down (a signal, a shutdown) before it finished; resumable.
+    ``COMPLETED``, ``FAILED`` (an error ended it) and ``CANCELLED`` (the
+    caller stopped early) are final.
+    """
+
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    WAITING = "waiting"
+
+    @property
+    def is_final(self) -> bool:
+        """Whether the invocation is over (nothing left to resume)."""
+        return self in _FINAL
+
+
+_FINAL = frozenset(
+    {InvocationStatus.COMPLETED, InvocationStatus.FAILED, InvocationStatus.CANCELLED}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class InvocationOwner:
+    """The process running an invocation: its host, pid and when it started (epoch seconds)."""
+
+    host: str
+    pid: int
+    started_at: float
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.pid}"
+
+
+@dataclass(slots=True, kw_only=True)
+class InvocationRecord:
+    """One invocation's stored record; see the module docstring.
+
+    Attributes:
+        id: the invocation id (its events carry it as ``invocation_id``).
+        app_name / user_id / session_id: the session it belongs to.
+        agent: the agent it started with.
+        status: see ``InvocationStatus``.
+        started_at / ended_at: epoch seconds (``ended_at`` None while unfinished).
+        llm_calls: provider attempts counted so far (across crashes and resumes).
+        max_llm_calls: the budget's limit (<= 0: no limit).
+        error_type / error_message: what ended a failed invocation.
+        trace: the invocation's trace, stored when it ends (None before).
+        owner / lease_expires_at: who holds it and until when (epoch seconds).
+        resume_count: how many times it was resumed.
+        journal: per tool call id, the durable layer's entry (JSON values).
+        revision: bumped by every stored write; see ``update_invocation``.
+    """
+
+    id: str
+    app_name: str
+    user_id: str
+    session_id: str
+    agent: str
+    status: InvocationStatus = InvocationStatus.RUNNING
+    started_at: float = 0.0
+    ended_at: float | None = None
+    llm_calls: int = 0
+    max_llm_calls: int = 0
+    error_type: str | None = None
+    error_message: str | None = None
+    trace: InvocationTrace | None = None
+    owner: InvocationOwner | None = None
+    lease_expires_at: float | None = None
+    resume_count: int = 0
+    journal: dict[str, Any] = field(default_factory=dict)
+    revision: int = 0
+
+    def copy(self) -> InvocationRecord:
+        """A copy whose journal can change without touching this one."""
+        return dataclasses.replace(self, journal=dict(self.journal))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready values (the API's and the CLI's ``--json`` form)."""
+        owner = self.owner
+        return {
+            "id": self.id,
+            "app_name": self.app_name,
+            "user_id": self.user_id,
+            "session_id": self.session_id,
+            "agent": self.agent,
+            "status": self.status.value,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "llm_calls": self.llm_calls,
+            "max_llm_calls": self.max_llm_calls,
+            "error_type": self.error_type,
+            "error_message": self.error_message,
+            "owner": None if owner is None else dataclasses.asdict(owner),
+            "lease_expires_at": self.lease_expires_at,
+            "resume_count": self.resume_count,
+            "revision": self.revision,
+            "trace": None if self.trace is None else self.trace.to_dict(),
+        }
