@@ -59,4 +59,4 @@ async def test_an_answer_over_the_stores_max_event_bytes_is_507(tmp_path: Path):
     await service.close()
     assert turn.status_code == 507
     assert turn.json()["error"]["type"] == "EventTooLargeError"
-    assert [e["author"] for e in stored["events"]] == ["user", "steadyflow"]
+    assert [e["author"] for e in stored["events"]] == ["user"]

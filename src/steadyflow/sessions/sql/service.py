@@ -191,6 +191,12 @@ class SqlSessionService(BaseSessionService):
         """
         if event.partial:
             return event
+        return await self._append(session, event, None)
+
+    async def _append(
+        self, session: Session, event: Event, record: InvocationRecord | None
+    ) -> Event:
+        """Store ``event`` (and write ``record`` when given) in one transaction."""
         stored = event_as_stored(event)
         scoped = split_delta(encode_state(stored.actions.state_delta))
         data = encode_event(stored)
@@ -199,13 +205,20 @@ class SqlSessionService(BaseSessionService):
             raise EventTooLargeError(event.id, size, self.max_event_bytes)
         key = (session.app_name, session.user_id, session.id)
         async with self._write("append an event") as conn:
+            if record is not None:
+                await inv.put_record(conn, record)
             incarnation = await self._advance(conn, session, stored, scoped.session)
-            if incarnation is None or not await q.insert_new(
+            if incarnation is not None and not await q.insert_new(
                 conn, t.events, t.event_row(key, session.revision + 1, stored, data)
             ):
-                await conn.rollback()
-                return event  # stored before: appending it again changes nothing
-            await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
+                await conn.rollback()  # the id is stored at another place: nothing changes
+                return event
+            if incarnation is not None:
+                await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
+        if record is not None:
+            record.revision += 1
+        if incarnation is None:
+            return event  # stored before: appending it again changes nothing
         self._cache.extend(key, incarnation, session.revision, stored, size)
         return apply_event_locally(session, event)
 
@@ -240,24 +253,9 @@ class SqlSessionService(BaseSessionService):
         Raises:
             StaleSessionError / StaleInvocationError: either guard refused;
                 nothing was stored.
+            EventTooLargeError: the event's JSON is over ``max_event_bytes``.
         """
-        stored = event_as_stored(event)
-        scoped = split_delta(encode_state(stored.actions.state_delta))
-        data = encode_event(stored)
-        key = (session.app_name, session.user_id, session.id)
-        async with self._write("append an event") as conn:
-            await inv.put_record(conn, record)
-            incarnation = await self._advance(conn, session, stored, scoped.session)
-            if incarnation is not None:
-                row = t.event_row(key, session.revision + 1, stored, data)
-                if not await q.insert_new(conn, t.events, row):
-                    raise SessionError(f"event {event.id!r} is already stored at another place")
-                await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
-        record.revision += 1
-        if incarnation is None:
-            return event  # stored before: only the record was written
-        self._cache.extend(key, incarnation, session.revision, stored)
-        return apply_event_locally(session, event)
+        return await self._append(session, event, record)
 
     async def get_invocation(
         self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
