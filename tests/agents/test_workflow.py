@@ -15,7 +15,6 @@ from steadyflow import (
 from steadyflow.models import LlmRequest
 from steadyflow.testing import FunctionLlm, ScriptedLlm, call, run_turn
 from steadyflow.tools import exit_loop
-from steadyflow.tracing import trace_of
 
 
 def texts_seen(request: LlmRequest) -> list[str]:
@@ -168,9 +167,7 @@ async def test_the_trace_shows_each_steps_place_in_the_agent_tree():
         ],
     )
     result = await run_turn(pipeline, "go")
-    session = await result.stored_session()
-    trace = trace_of(session.events[-1])
-    assert trace is not None
+    (trace,) = await result.stored_traces()
     assert [step.path for step in trace.steps] == [
         ["pipeline", "fan_out", "news"],
         ["pipeline", "summary"],
