@@ -213,6 +213,7 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
         self._base_url = base_url
         self._headers = dict(headers or {})
         self._timeout = timeout
+        self.timeout = timeout  # the whole attempt, enforced by the retry loop
         given: ClientT | None = None
         if client is not None:
             extra = {"default_headers": self._headers} if self._headers else {}

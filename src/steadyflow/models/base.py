@@ -64,9 +64,13 @@ class BaseLlm(ABC):
     Attributes:
         model: the model name sent to the provider.
         provider: short provider name used in logs, traces and budget keys.
+        timeout: seconds one attempt may take, from the request to the last
+            response; the retry loop cuts an attempt past it with
+            ``ModelTimeoutError``. None (the default) = no bound of its own.
     """
 
     provider: str = "custom"
+    timeout: float | None = None
 
     def __init__(self, model: str) -> None:
         self.model = model

@@ -83,6 +83,7 @@ class Gemini(BaseLlm):
         self._base_url = base_url or read_env(*_BASE_URL_ENV)
         self._headers = dict(headers or {})
         self._timeout = timeout
+        self.timeout = timeout  # the whole attempt, enforced by the retry loop
         self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client, _close_client, client)
         self._secret: str | None = getattr(getattr(client, "_api_client", None), "api_key", None)
 

@@ -19,6 +19,9 @@ the spans and the trace. What it guarantees:
 - When the policy gives up, the last provider error propagates unchanged,
   for the flow's on-model-error callbacks.
 - Cancellation during a wait cancels the wait at once (``Clock.sleep``).
+- An attempt is bounded as a whole, request to last response, by the
+  model's ``timeout`` and what remains of ``total_timeout`` (``_deadline.py``):
+  past it the attempt fails with ``ModelTimeoutError``.
 - A shared budget and circuit breaker (``RetryConfig.budget`` /
   ``circuit_breaker``, see ``guards.py``) are told every outcome and may
   refuse a retry or fail the call fast.
@@ -38,6 +41,7 @@ from .._aio import aclose
 from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from ._deadline import attempt_bound, within
 from ._observer import AttemptObserver, CallSpans
 from .classify import describe_failure
 from .clock import Clock, current_clock
@@ -175,6 +179,7 @@ class _RetryLoop:
         guards = Guards.of(self.config, llm.provider, model)
         observer.call_started(llm.provider, model)
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
+        total = self.config.total_timeout
         outcome: Exception | None = None
         try:
             if guards is not None:
@@ -184,9 +189,11 @@ class _RetryLoop:
                 attempt += 1
                 failure: Exception | None = None
                 emitted = False
-                responses = observer.attempt_started(
-                    attempt, delay, llm.generate_content_async(request, stream=self.stream)
-                )
+                responses = llm.generate_content_async(request, stream=self.stream)
+                bound = attempt_bound(llm.timeout, total, self.clock.monotonic() - start)
+                if bound is not None:
+                    responses = within(responses, bound, provider=llm.provider, model=model)
+                responses = observer.attempt_started(attempt, delay, responses)
                 try:
                     async for response in responses:
                         emitted = True
