@@ -27,8 +27,8 @@ from steadyflow.testing import FakeClock
 from steadyflow.types import Content
 from tests.support.hostile import HostileServer, Pause, Reply
 
-TIMEOUT = 0.2
-TRICKLE = [b" ", Pause(0.02)] * 50  # a byte each 20 ms: 1 s in all, five times the timeout
+TIMEOUT = 0.5
+TRICKLE = [b" ", Pause(0.02)] * 150  # a byte each 20 ms: 3 s in all, six times the timeout
 
 OPENAI_ANSWER = {
     "id": "chatcmpl-1",

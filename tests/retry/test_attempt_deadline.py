@@ -21,7 +21,7 @@ from steadyflow.retry import RetryConfig
 from steadyflow.retry.executor import generate_with_retries
 from steadyflow.testing import FakeClock, http_error
 
-TINY = 0.05
+TINY = 0.1
 
 
 class Stalling(BaseLlm):
@@ -100,14 +100,14 @@ async def test_total_timeout_cuts_an_attempt_in_flight(clock) -> None:
 async def test_what_is_left_of_total_timeout_after_the_waits_bounds_the_next_attempt(
     clock,
 ) -> None:
-    # 9.95 s of (fake) waiting leaves 0.05 s of a 10 s total for the second attempt.
+    # 9.9 s of (fake) waiting leaves 0.1 s of a 10 s total for the second attempt.
     llm = Stalling([http_error(503), "stall", "never"], timeout=None)
     config = RetryConfig(
-        max_attempts=3, initial_backoff=9.95, max_backoff=9.95, jitter_ratio=0.0, total_timeout=10
+        max_attempts=3, initial_backoff=9.9, max_backoff=9.9, jitter_ratio=0.0, total_timeout=10
     )
     with pytest.raises(ModelTimeoutError):
         await run(llm, config, clock)
-    assert (llm.calls, clock.sleeps) == (2, [9.95])
+    assert (llm.calls, clock.sleeps) == (2, [9.9])
 
 
 async def test_the_providers_own_timeout_error_is_not_taken_for_the_deadline(clock) -> None:
