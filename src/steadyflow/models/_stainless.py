@@ -13,7 +13,7 @@ follows from that, once for every adapter built on them:
   ``ModelHTTPError`` with its 3xx status instead (not retried). A client the
   user passes keeps its own HTTP client and so its own redirect policy;
 - one client per event loop (``LoopLocal``), closed by ``aclose``;
-- **the error table** (``SdkErrors``: which SDK class means what, in the
+- **the error table** (``SdkErrors``, in ``_stainless_errors``: which SDK class means what, in the
   style of httpx's ``map_httpcore_exceptions``) and the one mapping from it;
 - errors the server sends **inside a 200 stream** (Anthropic's ``error``
   event, an ``error`` object in an OpenAI/Groq chunk) are classified by the
@@ -49,72 +49,15 @@ from ._http import (
     scrub_exception,
     status_verdict,
 )
+from ._stainless_errors import SdkErrors, StatusError, error_detail, stream_error_status
 from .base import BaseLlm, parse_retry_after
 
 __all__ = [
-    "STREAM_ERROR_STATUS",
     "SdkErrors",
     "StainlessLlm",
     "StainlessSdk",
     "stream_error_status",
 ]
-
-# Error ``type``/``code`` strings sent inside a 200 stream -> the HTTP status they stand for:
-# Anthropic's documented error types, OpenAI's (Responses ``error`` codes too) and Groq's.
-STREAM_ERROR_STATUS: Mapping[str, int] = {
-    "invalid_request_error": 400,
-    "invalid_prompt": 400,
-    "authentication_error": 401,
-    "permission_error": 403,
-    "not_found_error": 404,
-    "request_too_large": 413,
-    "rate_limit_error": 429,
-    "rate_limit_exceeded": 429,
-    "api_error": 500,
-    "server_error": 500,
-    "internal_server_error": 500,
-    "service_unavailable": 503,
-    "timeout_error": 504,
-    "overloaded_error": 529,
-}
-_STATUS_KEYS = ("status_code", "status", "code")
-
-
-class _Response(Protocol):
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-
-class StatusError(Protocol):
-    """What the base reads from an SDK's ``APIStatusError``."""
-
-    @property
-    def status_code(self) -> int: ...
-    @property
-    def message(self) -> str: ...
-    @property
-    def body(self) -> object: ...
-    @property
-    def response(self) -> _Response: ...
-
-
-@dataclass(frozen=True)
-class SdkErrors:
-    """One SDK's exception classes, by what they mean.
-
-    Attributes:
-        timeout: no answer in time (a subclass of ``connection`` in both SDKs).
-        connection: no answer at all (refused, reset, cut).
-        status: the server answered with an error status; or, with a 2xx
-            status, sent an error event inside its stream (Anthropic).
-        api: the base of everything the SDK raises about an answer; raised as
-            itself for an ``error`` object inside a stream (OpenAI).
-    """
-
-    timeout: type[Exception]
-    connection: type[Exception]
-    status: type[StatusError]
-    api: type[Exception]
 
 
 class _SdkClient(Protocol):
@@ -146,43 +89,6 @@ class StainlessSdk(Generic[ClientT]):
     http_client: Callable[..., Any]
     errors: SdkErrors
     options: Mapping[str, object] = field(default_factory=dict)
-
-
-def stream_error_status(body: object) -> int:
-    """The HTTP status an error sent inside a 200 stream stands for.
-
-    Read from the payload (or its ``error`` object): an explicit
-    ``status_code``/``status``/``code`` between 400 and 599 first, then its
-    ``type`` or ``code`` string by ``STREAM_ERROR_STATUS``; 500 when it says
-    neither (the server failed mid-answer).
-    """
-    objects = [body] if isinstance(body, Mapping) else []
-    if objects and isinstance(inner := objects[0].get("error"), Mapping):
-        objects.insert(0, inner)
-    for obj in objects:
-        for key in _STATUS_KEYS:
-            value = obj.get(key)
-            if isinstance(value, str) and value.isdigit():
-                value = int(value)
-            if isinstance(value, int) and not isinstance(value, bool) and 400 <= value < 600:
-                return value
-    for obj in objects:
-        for key in ("type", "code"):
-            status = STREAM_ERROR_STATUS.get(str(obj.get(key)))
-            if status is not None:
-                return status
-    return 500
-
-
-def _detail(error: StatusError) -> str:
-    body = error.body
-    if isinstance(body, Mapping):
-        inner = body.get("error")
-        for obj in (body, inner if isinstance(inner, Mapping) else {}):
-            message = obj.get("message")
-            if isinstance(message, str) and message:
-                return message
-    return error.message
 
 
 class StainlessLlm(BaseLlm, Generic[ClientT]):
@@ -282,7 +188,7 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
 
     def _status_error(self, exc: StatusError) -> ModelHTTPError:
         headers = lower_headers(exc.response.headers)
-        detail = redact(_detail(exc), self._secret)
+        detail = redact(error_detail(exc), self._secret)
         status = exc.status_code
         if 200 <= status < 300:
             return self._in_stream_error(exc.body, headers, detail)
