@@ -1,7 +1,7 @@
 """The OpenAI adapter against bodies real providers send and the emulator cannot.
 
 Payloads are shaped as OpenAI and Groq send them (usage details, Groq's
-``x_groq``, in-stream errors); the hostile server adds truncated, non-UTF-8
+``x_groq``, in-stream errors); the hostile hostile adds truncated, non-UTF-8
 and error-under-200 bodies.
 """
 
@@ -64,14 +64,8 @@ def stream_of(*pieces: str, usage: Any = USAGE) -> list[str]:
 
 
 @pytest_asyncio.fixture
-async def server() -> AsyncIterator[HostileServer]:
-    async with HostileServer() as hostile:
-        yield hostile
-
-
-@pytest_asyncio.fixture
-async def llm(server: HostileServer) -> AsyncIterator[OpenAI]:
-    adapter = OpenAI("o4-mini", api_key=SECRET, base_url=f"{server.url}/v1")
+async def llm(hostile: HostileServer) -> AsyncIterator[OpenAI]:
+    adapter = OpenAI("o4-mini", api_key=SECRET, base_url=f"{hostile.url}/v1")
     yield adapter
     await adapter.aclose()
 
@@ -98,9 +92,9 @@ def retryable(llm: OpenAI, error: BaseException) -> bool:
 
 
 async def test_usage_details_are_the_same_streamed_and_not_and_equal_what_was_sent(
-    server: HostileServer, llm: OpenAI
+    hostile: HostileServer, llm: OpenAI
 ) -> None:
-    server.script(
+    hostile.script(
         Reply(body=[completion()], framing="length"),
         Reply(headers=SSE, body=sse(*stream_of("Order 812 ", "shipped."))),
     )
@@ -113,15 +107,15 @@ async def test_usage_details_are_the_same_streamed_and_not_and_equal_what_was_se
         assert (response.response_id, response.service_tier) == ("chatcmpl-B9x", "default")
 
 
-async def test_groq_usage_that_arrives_only_in_x_groq_is_counted(server: HostileServer) -> None:
+async def test_groq_usage_that_arrives_only_in_x_groq_is_counted(hostile: HostileServer) -> None:
     groq_usage = {"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49}
     final = chunk({}, "stop", x_groq={"id": "req_01", "usage": {**groq_usage, "queue_time": 0.1}})
     events = [chunk({"role": "assistant", "content": "hi"}, x_groq={"id": "req_01"}), final]
-    server.script(
+    hostile.script(
         Reply(headers=SSE, body=sse(*events, "[DONE]")),
         Reply(body=[completion("hi", usage=groq_usage)], framing="length"),
     )
-    llm = Groq("llama-3.3-70b-versatile", api_key=SECRET, base_url=f"{server.url}/v1")
+    llm = Groq("llama-3.3-70b-versatile", api_key=SECRET, base_url=f"{hostile.url}/v1")
     try:
         *_, streamed = await collect(llm, stream=True)  # type: ignore[arg-type]
         (whole,) = await collect(llm, stream=False)  # type: ignore[arg-type]
@@ -134,15 +128,15 @@ async def test_groq_usage_that_arrives_only_in_x_groq_is_counted(server: Hostile
 @pytest.mark.parametrize(
     ("event", "status"),
     [
-        ('{"error": {"message": "The server had an error", "type": "server_error"}}', 500),
+        ('{"error": {"message": "The hostile had an error", "type": "server_error"}}', 500),
         (("error", '{"error": {"message": "over capacity", "status_code": 503}}'), 503),
     ],
-    ids=["openai-server-error", "groq-error-event"],
+    ids=["openai-hostile-error", "groq-error-event"],
 )
 async def test_an_error_inside_a_200_stream_before_any_text_is_retried_by_its_status(
-    event: str | tuple[str, str], status: int, server: HostileServer, llm: OpenAI
+    event: str | tuple[str, str], status: int, hostile: HostileServer, llm: OpenAI
 ) -> None:
-    server.script(Reply(headers=SSE, body=sse(event)))
+    hostile.script(Reply(headers=SSE, body=sse(event)))
     seen, error = await failure(llm, stream=True)
     assert isinstance(error, ModelHTTPError) and seen == []
     assert (error.status_code, error.provider) == (status, "openai")
@@ -150,10 +144,10 @@ async def test_an_error_inside_a_200_stream_before_any_text_is_retried_by_its_st
 
 
 async def test_an_http_200_whose_body_is_an_error_keeps_the_providers_message(
-    server: HostileServer, llm: OpenAI
+    hostile: HostileServer, llm: OpenAI
 ) -> None:
     body = {"error": {"message": "Model overloaded", "type": "server_error", "code": None}}
-    server.script(Reply(body=[json.dumps(body).encode()], framing="length"))
+    hostile.script(Reply(body=[json.dumps(body).encode()], framing="length"))
     _, error = await failure(llm, stream=False)
     assert isinstance(error, ModelHTTPError) and error.status_code == 500
     assert "Model overloaded" in str(error) and error.body == body
@@ -173,9 +167,9 @@ async def test_an_http_200_whose_body_is_an_error_keeps_the_providers_message(
     ids=["chunked-clean-end", "close-delimited-cut"],
 )
 async def test_a_stream_without_its_finish_is_a_connection_error_not_an_answer(
-    reply: Reply, server: HostileServer, llm: OpenAI
+    reply: Reply, hostile: HostileServer, llm: OpenAI
 ) -> None:
-    server.script(reply)
+    hostile.script(reply)
     seen, error = await failure(llm, stream=True)
     assert isinstance(error, ModelConnectionError)
     assert all(r.partial for r in seen)
@@ -183,23 +177,23 @@ async def test_a_stream_without_its_finish_is_a_connection_error_not_an_answer(
 
 
 async def test_a_json_body_cut_mid_document_is_a_connection_error(
-    server: HostileServer, llm: OpenAI
+    hostile: HostileServer, llm: OpenAI
 ) -> None:
-    server.script(Reply(body=[completion()[:80]], framing="close"))
+    hostile.script(Reply(body=[completion()[:80]], framing="close"))
     _, error = await failure(llm, stream=False)
     assert isinstance(error, ModelConnectionError) and retryable(llm, error)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 async def test_invalid_utf8_is_a_response_error_naming_the_provider_with_the_body(
-    stream: bool, server: HostileServer, llm: OpenAI
+    stream: bool, hostile: HostileServer, llm: OpenAI
 ) -> None:
     if stream:
         body = [sse(stream_of("Order")[1])[0].replace(b"Order", b"Or\xff\xfeder")]
-        server.script(Reply(headers=SSE, body=body))
+        hostile.script(Reply(headers=SSE, body=body))
     else:
         body = [completion().replace(b"Order", b"Or\xff\xfeder")]
-        server.script(Reply(body=body, framing="length"))
+        hostile.script(Reply(body=body, framing="length"))
     _, error = await failure(llm, stream=stream)
     assert isinstance(error, ModelResponseError) and error.provider == "openai"
     assert "openai model 'o4-mini'" in str(error)
@@ -208,21 +202,21 @@ async def test_invalid_utf8_is_a_response_error_naming_the_provider_with_the_bod
 
 
 async def test_stopping_early_closes_the_provider_stream_at_once(
-    server: HostileServer, llm: OpenAI
+    hostile: HostileServer, llm: OpenAI
 ) -> None:
-    server.script(Reply(headers=SSE, body=sse(*stream_of("Order ")[:2]), ending="hang"))
+    hostile.script(Reply(headers=SSE, body=sse(*stream_of("Order ")[:2]), ending="hang"))
     responses = llm.generate_content_async(request(), stream=True)
     first = await anext(responses)
     assert first.text == "Order "
     loop = asyncio.get_running_loop()
     stopped_at = loop.time()
     await responses.aclose()
-    await asyncio.wait_for(server.closed_by_client.wait(), timeout=5)
-    assert server.closed_at[0] - stopped_at < 0.1
+    await asyncio.wait_for(hostile.closed_by_client.wait(), timeout=5)
+    assert hostile.closed_at[0] - stopped_at < 0.1
 
 
 async def test_a_trailing_empty_text_chunk_after_a_call_adds_no_text_part(
-    server: HostileServer, llm: OpenAI
+    hostile: HostileServer, llm: OpenAI
 ) -> None:
     head = {"index": 0, "id": "call_1", "type": "function"}
     head["function"] = {"name": "lookup_order", "arguments": '{"order_id": '}
@@ -234,7 +228,7 @@ async def test_a_trailing_empty_text_chunk_after_a_call_adds_no_text_part(
         chunk({}, "tool_calls"),
         "[DONE]",
     ]
-    server.script(Reply(headers=SSE, body=sse(*events)))
+    hostile.script(Reply(headers=SSE, body=sse(*events)))
     (final,) = await collect(llm, stream=True)
     assert final.content is not None
     assert [
@@ -242,17 +236,17 @@ async def test_a_trailing_empty_text_chunk_after_a_call_adds_no_text_part(
     ] == [(None, {"order_id": "812"})]
 
 
-@pytest.mark.parametrize("cut", ["server-error", "no-finish"])
+@pytest.mark.parametrize("cut", ["hostile-error", "no-finish"])
 async def test_a_failed_stream_before_any_text_is_retried_and_the_turn_answers(
-    cut: str, server: HostileServer, llm: OpenAI
+    cut: str, hostile: HostileServer, llm: OpenAI
 ) -> None:
     broken = {
-        "server-error": sse(
-            '{"error": {"message": "The server had an error", "type": "server_error"}}'
+        "hostile-error": sse(
+            '{"error": {"message": "The hostile had an error", "type": "server_error"}}'
         ),
         "no-finish": sse(chunk({"role": "assistant", "content": ""})),
     }[cut]
-    server.script(
+    hostile.script(
         Reply(headers=SSE, body=broken),
         Reply(headers=SSE, body=sse(*stream_of("Order 812 ", "shipped."))),
     )
@@ -264,4 +258,4 @@ async def test_a_failed_stream_before_any_text_is_retried_and_the_turn_answers(
         result = await run_turn(agent, "Where is order 812?", run_config=config)
     assert result.error is None
     assert result.final_text == "Order 812 shipped."
-    assert len(server.requests) == 2
+    assert len(hostile.requests) == 2
