@@ -82,32 +82,15 @@ def apply_event_locally(session: Session, event: Event) -> Event:
 def copy_with(session: Session, state: dict[str, Any], events: list[Event]) -> Session:
     """A shallow copy of ``session`` with its own ``state`` and ``events``.
 
-    The other fields are immutable values. Built as pydantic's ``__copy__``
-    builds one (the instance dict and fields-set copied, no validation),
-    minus ``model_copy``'s generic update path: stores do this on every load.
+    The other fields are immutable values; ``model_copy`` validates nothing.
     """
-    cls = type(session)
-    clone = cls.__new__(cls)
-    fields = dict(session.__dict__)
-    fields["state"], fields["events"] = state, events
-    object.__setattr__(clone, "__dict__", fields)
-    object.__setattr__(clone, "__pydantic_fields_set__", set(session.__pydantic_fields_set__))
-    object.__setattr__(clone, "__pydantic_extra__", None)
-    object.__setattr__(clone, "__pydantic_private__", None)
-    return clone
+    return session.model_copy(update={"state": state, "events": events})
 
 
 def mark_appended(session: Session, revision: int, update_time: float) -> None:
-    """Set ``revision`` and ``last_update_time`` after an append.
-
-    Written to the model's fields directly, as pydantic's ``__setattr__`` does
-    for a model without assignment validation, minus its dispatch: stores do
-    this on every append.
-    """
-    fields = session.__dict__
-    fields["revision"] = revision
-    fields["last_update_time"] = update_time
-    session.__pydantic_fields_set__.update(("revision", "last_update_time"))
+    """Set ``revision`` and ``last_update_time`` after an append."""
+    session.revision = revision
+    session.last_update_time = update_time
 
 
 class BaseSessionService(ABC):
