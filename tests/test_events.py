@@ -1,31 +1,28 @@
-"""Events created without actions share one read-only ``NO_ACTIONS``."""
+"""Events: each has its own actions, empty by default; what a final response is."""
 
 from __future__ import annotations
 
 import copy
 import pickle
 
-import pytest
-
-from steadyflow.events import NO_ACTIONS, Event, EventActions
+from steadyflow.events import Event, EventActions
 from steadyflow.types import Content, Part
 
 
-def test_events_created_without_actions_share_the_empty_default() -> None:
+def test_each_event_created_without_actions_has_its_own_empty_actions() -> None:
     first, second = Event(author="a"), Event(author="b")
-    assert first.actions is NO_ACTIONS and second.actions is NO_ACTIONS
-    assert Event.model_validate({"author": "a"}).actions is NO_ACTIONS
+    assert first.actions == EventActions() and first.actions.is_empty()
+    assert first.actions is not second.actions
+    assert first.actions.state_delta is not second.actions.state_delta
+    assert Event.model_validate({"author": "a"}).actions == EventActions()
 
 
-def test_the_shared_default_refuses_changes_and_says_what_to_do() -> None:
-    event = Event(author="a")
-    with pytest.raises(TypeError, match=r"actions=EventActions\(\.\.\.\)"):
-        event.actions.state_delta["k"] = 1
-    with pytest.raises(TypeError, match="read-only"):
-        event.actions.state_delta.update(k=1)
-    with pytest.raises(TypeError, match="read-only"):
-        event.actions.escalate = True
-    assert NO_ACTIONS.state_delta == {} and NO_ACTIONS.escalate is None
+def test_the_default_actions_can_be_changed_in_place_without_touching_other_events() -> None:
+    event, other = Event(author="a"), Event(author="b")
+    event.actions.state_delta["k"] = 1
+    event.actions.escalate = True
+    assert event.actions == EventActions(state_delta={"k": 1}, escalate=True)
+    assert other.actions == EventActions() and Event(author="c").actions.state_delta == {}
 
 
 def test_an_event_given_its_own_actions_can_change_them() -> None:
@@ -35,17 +32,18 @@ def test_an_event_given_its_own_actions_can_change_them() -> None:
     own = Event(author="a", actions=EventActions(escalate=True))
     own.actions.state_delta["k"] = 2
     assert (event.actions.state_delta, own.actions.state_delta) == ({"k": 1}, {"k": 2})
-    assert NO_ACTIONS.state_delta == {}
 
 
-def test_the_default_equals_fresh_empty_actions_and_survives_copies() -> None:
+def test_empty_actions_survive_copies_and_are_left_out_of_a_dump_that_drops_defaults() -> None:
     event = Event(author="a")
-    assert event.actions == EventActions() and EventActions() == event.actions
-    assert event.actions != EventActions(escalate=True)
-    assert copy.deepcopy(event).actions is NO_ACTIONS
-    assert event.model_copy(deep=True).actions is NO_ACTIONS
-    assert pickle.loads(pickle.dumps(event)).actions is NO_ACTIONS
-    assert Event.model_validate_json(event.model_dump_json()) == event
+    for copied in (
+        copy.deepcopy(event),
+        event.model_copy(deep=True),
+        pickle.loads(pickle.dumps(event)),
+        Event.model_validate_json(event.model_dump_json()),
+    ):
+        assert copied == event and copied.actions is not event.actions
+    assert "actions" not in event.model_dump(exclude_defaults=True)
 
 
 def test_a_final_response_is_a_complete_event_without_calls_or_results() -> None:

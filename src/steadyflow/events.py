@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .types import Content, FunctionCall, FunctionResponse, UsageMetadata
 
-__all__ = ["NO_ACTIONS", "Event", "EventActions", "new_event_id"]
+__all__ = ["Event", "EventActions", "new_event_id"]
 
 
 def new_event_id() -> str:
@@ -53,68 +53,13 @@ class EventActions(BaseModel):
             or self.skip_summarization
         )
 
-    def __eq__(self, other: object) -> bool:
-        # By value: an event's shared empty default equals a fresh EventActions().
-        if not isinstance(other, EventActions):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in _ACTION_FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like every BaseModel
-
-
-_ACTION_FIELDS = tuple(EventActions.model_fields)
-
-_READ_ONLY = (
-    "this event has no actions of its own (events created without actions share one "
-    "read-only empty EventActions): create it with Event(..., actions=EventActions(...)) "
-    "or assign event.actions = EventActions(...) first"
-)
-
-
-class _ReadOnlyDict(dict[str, Any]):
-    """The shared default's ``state_delta``: empty for good."""
-
-    def _refuse(self, *args: object, **kwargs: object) -> Any:
-        raise TypeError(_READ_ONLY)
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    update = setdefault = pop = popitem = clear = _refuse
-
-
-class _SharedNoActions(EventActions):
-    """The actions of every event created without any: one shared, read-only instance.
-
-    Most events change nothing; a fresh ``EventActions`` for each would cost
-    about 550 bytes and a validation per event, kept for the session's life.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise TypeError(_READ_ONLY)
-
-    def __copy__(self) -> _SharedNoActions:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> _SharedNoActions:
-        return self
-
-    def __reduce__(self) -> str:
-        return "NO_ACTIONS"  # pickles as a reference to this module's singleton
-
-
-NO_ACTIONS: EventActions = _SharedNoActions.model_construct(state_delta=_ReadOnlyDict())
-"""The read-only empty actions every event created without ``actions`` shares."""
-
-
-def _no_actions() -> EventActions:
-    return NO_ACTIONS
-
 
 class Event(BaseModel):
     """One entry of a session: a message, a tool call or result, or an error.
 
     Treat stored events as immutable: sessions share them between turns.
-    An event created without ``actions`` shares the read-only ``NO_ACTIONS``;
-    give it its own ``EventActions`` to change state or steer the flow.
+    Each event has its own ``actions`` (empty by default); empty actions are
+    left out of stored rows, so they cost nothing on disk.
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -127,7 +72,7 @@ class Event(BaseModel):
     partial: bool | None = None
     turn_complete: bool | None = None
     finish_reason: str | None = None
-    actions: EventActions = Field(default_factory=_no_actions)
+    actions: EventActions = Field(default_factory=EventActions)
     long_running_tool_ids: list[str] | None = None
     timestamp: float = Field(default_factory=time.time)
     usage_metadata: UsageMetadata | None = None

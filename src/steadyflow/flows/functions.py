@@ -218,7 +218,7 @@ async def execute_function_calls(
         author=agent.name,
         content=Content(role="user", parts=parts),
     )
-    # Set after: few fields passed keep the fields-set small (and NO_ACTIONS shared).
+    # Set after: few fields passed keep the fields-set small.
     actions = _merge([actions for _, actions in results])
     if actions is not None:
         event.actions = actions

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from ..context import InvocationContext
-from ..events import NO_ACTIONS, Event, EventActions
+from ..events import Event, EventActions
 from ..models.llm_response import LlmResponse
 
 if TYPE_CHECKING:
@@ -84,8 +84,5 @@ def response_to_event(
         and (event.text.strip() if agent.output_schema is not None else event.text)
     ):
         value = _output_value(agent, event.text)
-        if event.actions is NO_ACTIONS:
-            event.actions = EventActions(state_delta={agent.output_key: value})
-        else:
-            event.actions.state_delta[agent.output_key] = value
+        event.actions.state_delta[agent.output_key] = value
     return event

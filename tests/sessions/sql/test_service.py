@@ -17,7 +17,7 @@ from steadyflow.errors import (
     SessionError,
     StaleSessionError,
 )
-from steadyflow.events import NO_ACTIONS, Event, EventActions
+from steadyflow.events import Event, EventActions
 from steadyflow.sessions import Session
 from steadyflow.sessions.sql import SCHEMA_VERSION, SqlSessionService
 from steadyflow.types import Content
@@ -52,7 +52,7 @@ async def test_tables_and_the_schema_version_are_created_on_first_use(
         assert await fetch(sql_service, f"SELECT count(*) FROM steadyflow_{table}") == [(0,)]
 
 
-async def test_an_event_without_actions_is_stored_without_them_and_loads_the_shared_default(
+async def test_an_event_without_actions_is_stored_without_them_and_loads_empty_actions(
     sql_service: SqlSessionService,
 ) -> None:
     session = await sql_service.create_session(app_name=APP, user_id="u")
@@ -64,7 +64,7 @@ async def test_an_event_without_actions_is_stored_without_them_and_loads_the_sha
     assert "actions" not in stored[0]
     assert stored[1]["actions"]["state_delta"] == {"k": 1}
     loaded = await reload(sql_service, session)
-    assert loaded.events[0].actions is NO_ACTIONS
+    assert loaded.events[0].actions == EventActions()
     assert loaded.events[1].actions.state_delta == {"k": 1}
 
 
