@@ -199,3 +199,20 @@ def test_empty_text_parts_are_not_sent_back() -> None:
     messages = build_params(LlmRequest(contents=history), "gpt-4o", "max_tokens")["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool"]
     assert messages[1]["content"] is None
+
+
+@module_loop
+@pytest.mark.parametrize("stream", [False, True], ids=["none", "sse"])
+async def test_the_emulated_answer_carries_id_tier_and_zero_token_details(
+    stream: bool, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    emu = await emulate(["ok"])
+    responses = [r async for r in make_llm("openai", emu).generate_content_async(ask(), stream)]
+    final = responses[-1]
+    assert final.response_id is not None and final.response_id.startswith("chatcmpl-")
+    assert final.service_tier == "default"
+    assert final.usage_metadata is not None
+    assert (final.usage_metadata.cached_input_tokens, final.usage_metadata.reasoning_tokens) == (
+        0,
+        0,
+    )

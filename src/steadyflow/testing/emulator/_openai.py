@@ -218,12 +218,20 @@ class OpenAIDialect(Dialect):
         else:
             raise WireError(f"unknown message role {role!r}")
 
-    def _usage(self, reply: Reply, request: EmulatedRequest) -> dict[str, int]:
+    def _usage(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
+        """OpenAI's usage object, with the token details it always sends (nothing cached)."""
         usage = reply.usage_for(request)
         return {
             "prompt_tokens": usage.input_tokens,
             "completion_tokens": usage.output_tokens,
             "total_tokens": usage.total_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
         }
 
     def _finish(self, reply: Reply) -> str:
@@ -232,7 +240,8 @@ class OpenAIDialect(Dialect):
         return _FINISH[reply.finish]
 
     def _envelope(self, request: EmulatedRequest, kind: str, rid: str) -> dict[str, Any]:
-        return {"id": rid, "object": kind, "created": int(time.time()), "model": request.model}
+        envelope = {"id": rid, "object": kind, "created": int(time.time()), "model": request.model}
+        return {**envelope, "service_tier": "default", "system_fingerprint": "fp_emulator"}
 
     def render(self, reply: Reply, request: EmulatedRequest) -> dict[str, Any]:
         """A ``chat.completion`` object."""
