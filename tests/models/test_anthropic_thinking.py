@@ -154,6 +154,19 @@ THINK_ON = {"type": "enabled", "budget_tokens": 1024}
             },
             "top_k",
         ),
+        (
+            {
+                "messages": [{"role": "user", "content": [{"type": "text", "text": "x", "x": 1}]}],
+            },
+            "text.x: Extra inputs",
+        ),
+        (
+            {
+                "messages": [{"role": "user", "content": "hi"}],
+                "tools": [{"name": "t", "input_schema": {}, "parameters": {}}],
+            },
+            "custom.parameters: Extra inputs",
+        ),
     ],
     ids=[
         "no-thinking",
@@ -163,6 +176,8 @@ THINK_ON = {"type": "enabled", "budget_tokens": 1024}
         "empty-text",
         "unknown-field",
         "top-k",
+        "unknown-block-field",
+        "unknown-tool-field",
     ],
 )
 async def test_the_emulator_refuses_what_the_api_refuses(

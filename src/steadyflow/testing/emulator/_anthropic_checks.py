@@ -47,6 +47,9 @@ _BLOCK_FIELDS = {
     "thinking": frozenset({"type", "thinking", "signature"}),
     "redacted_thinking": frozenset({"type", "data"}),
 }
+_TOOL_FIELDS = frozenset(
+    {"type", "name", "description", "input_schema", "cache_control", "strict", "input_examples"}
+)
 # Server-tool blocks are passed through unchecked.
 _OPAQUE_BLOCKS = frozenset({"server_tool_use", "web_search_tool_result", "search_result"})
 _THOUGHTS = ("thinking", "redacted_thinking")
@@ -79,6 +82,8 @@ def check_request(body: dict[str, Any]) -> None:
             raise WireError(f"{name}: Extra inputs are not permitted")
     if thinking_on(body):
         _check_thinking_settings(body)
+    for n, tool in enumerate(body.get("tools") or []):
+        _check_tool(tool, f"tools.{n}")
     messages = body["messages"]
     if not isinstance(messages, list):
         raise WireError("messages: Input should be a valid list")
@@ -88,6 +93,19 @@ def check_request(body: dict[str, Any]) -> None:
     _check_pairs(messages)
     if thinking_on(body):
         _check_thinking_kept(messages)
+
+
+def _check_tool(tool: Any, where: str) -> None:
+    """A custom tool's fields (server tools, with a ``type`` of their own, pass unchecked)."""
+    if not isinstance(tool, dict):
+        raise WireError(f"{where}: Input should be a valid dictionary")
+    if tool.get("type", "custom") != "custom":
+        return
+    for name in tool:
+        if name not in _TOOL_FIELDS:
+            raise WireError(f"{where}.custom.{name}: Extra inputs are not permitted")
+    if "name" not in tool or "input_schema" not in tool:
+        raise WireError(f"{where}.custom: `name` and `input_schema` are required")
 
 
 def _check_thinking_settings(body: dict[str, Any]) -> None:
