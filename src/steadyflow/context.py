@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
     from .events import Event
+    from .tools.base_tool import BaseTool
 
 __all__ = [
     "AgentNode",
@@ -129,6 +130,8 @@ class InvocationContext:
     the invocation's stored trace (shared by every copy); ``agent_span`` is the
     running agent's ``invoke_agent`` span, the parent of its model and tool spans.
     ``plugins`` are the runner's plugins (their hooks run before the agents').
+    ``toolset_tools`` holds, per agent name, the tools its toolsets gave for
+    the current step (set by the tools processor, read by tool dispatch).
     """
 
     invocation_id: str
@@ -144,6 +147,7 @@ class InvocationContext:
     trace: InvocationRecorder = dataclasses.field(default_factory=InvocationRecorder)
     agent_span: Span | None = None
     plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
+    toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(default_factory=dict)
 
     def increment_llm_call_count(self) -> None:
         """Count one provider attempt against ``max_llm_calls``."""

@@ -10,6 +10,7 @@
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
+    ├── ToolResponseError                      a tool failed; .response is what the model reads
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   ├── ModelConnectionError               no answer: refused, reset, DNS
@@ -59,6 +60,7 @@ __all__ = [
     "StaleInvocationError",
     "StaleSessionError",
     "SteadyflowError",
+    "ToolResponseError",
     "call_limit_in_chain",
     "error_chain",
 ]
@@ -130,6 +132,21 @@ class NothingToResumeError(SteadyflowError, LookupError):
     The message says what there is instead (a finished one, a live one held
     by another process, or none at all).
     """
+
+
+class ToolResponseError(SteadyflowError):
+    """A tool call failed in a way the model should read and act on.
+
+    Raised by a tool (an MCP tool whose server answered ``isError``, a
+    protocol error, a timeout, a dropped connection); the flow records the
+    call as failed, offers the error to the on-tool-error callbacks, and
+    otherwise sends ``response`` (a JSON object with an ``"error"`` key) to
+    the model as the function response.
+    """
+
+    def __init__(self, message: str, response: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.response = response
 
 
 class ModelError(SteadyflowError):

@@ -39,6 +39,7 @@ from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
 from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
+from .tools.base_toolset import close_toolsets
 from .types import Content
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -339,8 +340,11 @@ class Runner:
         return self._invoke(user_id, session_id, run_config, None, live_request_queue)
 
     async def close(self) -> None:
-        """Close the session store's connections."""
-        await self.session_service.close()
+        """Close the agent tree's toolsets (MCP connections) and the session store's connections."""
+        try:
+            await close_toolsets(self.agent)
+        finally:
+            await self.session_service.close()
 
 
 class InMemoryRunner(Runner):

@@ -24,6 +24,7 @@ from ..history.policy import HistoryPolicy
 from ..models.base import BaseLlm
 from ..models.registry import LlmRegistry
 from ..tools.base_tool import BaseTool
+from ..tools.base_toolset import BaseToolset
 from ..tools.function_tool import FunctionTool
 from ..tools.transfer_to_agent import TRANSFER_TOOL_NAME
 from ..types import GenerateContentConfig
@@ -53,7 +54,8 @@ class LlmAgent(BaseAgent):
         global_instruction: on the root agent, an instruction (template or
             function) put first in every agent's instruction in the tree.
         description: what this agent does (other agents read it to transfer).
-        tools: callables (wrapped in ``FunctionTool``) or ``BaseTool`` objects.
+        tools: callables (wrapped in ``FunctionTool``), ``BaseTool`` objects and
+            ``BaseToolset`` objects (asked for their tools at each step).
         sub_agents: agents this one may transfer to.
         disallow_transfer_to_parent: forbid handing back to the parent.
         disallow_transfer_to_peers: forbid handing over to siblings.
@@ -92,7 +94,7 @@ class LlmAgent(BaseAgent):
         instruction: str | InstructionProvider = "",
         global_instruction: str | InstructionProvider = "",
         description: str = "",
-        tools: Sequence[Callable[..., Any] | BaseTool] = (),
+        tools: Sequence[Callable[..., Any] | BaseTool | BaseToolset] = (),
         sub_agents: Sequence[BaseAgent] = (),
         disallow_transfer_to_parent: bool = False,
         disallow_transfer_to_peers: bool = False,
@@ -128,7 +130,8 @@ class LlmAgent(BaseAgent):
         self.model = model
         self.instruction = instruction
         self.global_instruction = global_instruction
-        self.tools = [_as_tool(t) for t in tools]
+        self.toolsets = [t for t in tools if isinstance(t, BaseToolset)]
+        self.tools = [_as_tool(t) for t in tools if not isinstance(t, BaseToolset)]
         self.tools_by_name: dict[str, BaseTool] = {}
         for tool in self.tools:
             if tool.name == TRANSFER_TOOL_NAME:

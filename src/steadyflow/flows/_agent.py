@@ -17,6 +17,7 @@ from ..context import AgentNode, InstructionProvider
 from ..history.policy import HistoryPolicy
 from ..models.base import BaseLlm
 from ..tools.base_tool import BaseTool
+from ..tools.base_toolset import BaseToolset
 from ..types import GenerateContentConfig
 
 if TYPE_CHECKING:
@@ -46,6 +47,11 @@ class FlowAgent(AgentNode, Protocol):
     @property
     def tools_by_name(self) -> Mapping[str, BaseTool]:
         """The agent's own tools."""
+        ...
+
+    @property
+    def toolsets(self) -> Sequence[BaseToolset]:
+        """The agent's toolsets (asked for their tools at each step)."""
         ...
 
     @property

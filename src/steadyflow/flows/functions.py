@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from .. import telemetry
 from ..context import InvocationContext, ToolContext
+from ..errors import ToolResponseError
 from ..events import Event, EventActions
 from ..tools.base_tool import BaseTool
 from ..tools.function_tool import ToolArgumentsError
@@ -111,6 +112,8 @@ async def _run_tool(
             return handled
         if isinstance(error, ToolArgumentsError):
             return {"error": str(error)}
+        if isinstance(error, ToolResponseError):
+            return error.response
         logger.warning("tool %r raised %s: %s", tool.name, type(error).__name__, error)
         return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
 
@@ -202,7 +205,11 @@ async def execute_function_calls(
     """Run ``calls`` (one event's, prepared); the function-response event, or None if none answered.
 
     Each call is recorded in ``step`` of the invocation's trace (when given).
+    The tools ``agent``'s toolsets gave for this step are found beside ``tools``.
     """
+    from_toolsets = ctx.toolset_tools.get(agent.name)
+    if from_toolsets:
+        tools = {**from_toolsets, **tools}
     if len(calls) == 1:
         results = [await _call_one(_Batch(agent, ctx, tools, step, None), calls[0])]
     else:

@@ -1,11 +1,20 @@
-"""Tools request processor: each tool contributes its declaration."""
+"""Tools request processor: each tool contributes its declaration.
+
+Toolsets are asked for their tools here, once per step; what they give is
+kept on the invocation context (``toolset_tools``) for the step's tool
+dispatch. A toolset tool whose name is already taken (by a plain tool or an
+earlier toolset) is left out with a warning: the list of a remote server can
+change under us, and one clash should not end the turn.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
-from ...context import InvocationContext
+from ...context import InvocationContext, ReadonlyContext
 from ...models.llm_request import LlmRequest
+from ...tools.base_tool import BaseTool
 from .base import RequestProcessor
 
 if TYPE_CHECKING:
@@ -13,15 +22,41 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolsProcessor"]
 
+logger = logging.getLogger("steadyflow.tools")
+
+
+async def _toolset_tools(
+    agent: FlowAgent, ctx: InvocationContext, taken: set[str]
+) -> dict[str, BaseTool]:
+    """The tools ``agent``'s toolsets give for this step, by name."""
+    found: dict[str, BaseTool] = {}
+    readonly = ReadonlyContext(ctx)
+    for toolset in agent.toolsets:
+        for tool in await toolset.get_tools(readonly):
+            if tool.name in taken or tool.name in found:
+                logger.warning(
+                    "agent %r: toolset %r offers a tool named %r, already taken; left out",
+                    agent.name,
+                    toolset,
+                    tool.name,
+                )
+                continue
+            found[tool.name] = tool
+    return found
+
 
 class ToolsProcessor(RequestProcessor):
-    """Declares the step's tools (the agent's, plus any the flow adds)."""
+    """Declares the step's tools (the agent's, its toolsets', plus any the flow adds)."""
 
     async def process(
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Append one function declaration per tool."""
-        tools = agent.flow.tools_for(agent)
+        tools = dict(agent.flow.tools_for(agent))
+        if agent.toolsets:
+            from_toolsets = await _toolset_tools(agent, ctx, set(tools))
+            ctx.toolset_tools[agent.name] = from_toolsets
+            tools.update(from_toolsets)
         if tools:
             request.append_tools([tool.declaration() for tool in tools.values()])
         return request
