@@ -194,3 +194,28 @@ async def test_a_root_llm_agent_transfers_to_a_pipeline_which_runs_its_stages():
     # a stage under a workflow agent is offered no transfer
     first = pipeline.sub_agents[0]
     assert first.transfer_targets() == []
+
+
+async def test_workflow_agents_open_spans_their_sub_agents_nest_under():
+    from tests.support.otel import span_exporter
+
+    exporter = span_exporter()
+    exporter.clear()
+    pipeline = SequentialAgent(
+        name="pipeline",
+        sub_agents=[
+            ParallelAgent(
+                name="fan_out", sub_agents=[LlmAgent(name="news", model=ScriptedLlm(["n"]))]
+            )
+        ],
+    )
+    result = await run_turn(pipeline, "go")
+    assert result.error is None
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    exporter.clear()
+    pipeline_span = spans["invoke_agent pipeline"]
+    fan_out_span = spans["invoke_agent fan_out"]
+    news_span = spans["invoke_agent news"]
+    assert fan_out_span.parent is not None and news_span.parent is not None
+    assert fan_out_span.parent.span_id == pipeline_span.context.span_id
+    assert news_span.parent.span_id == fan_out_span.context.span_id

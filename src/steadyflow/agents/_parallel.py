@@ -49,6 +49,9 @@ async def _drive(
     except Exception as error:  # handed to the consumer, which re-raises it
         await out.put(_Finished(error))
         return
+    except BaseException:
+        out.put_nowait(_Finished())  # cancelled: the consumer must not wait for this branch
+        raise
     finally:
         await aclose(events)
     await out.put(_Finished())

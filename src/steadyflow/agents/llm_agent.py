@@ -41,6 +41,21 @@ def _as_tool(item: Callable[..., Any] | BaseTool) -> BaseTool:
     raise ValueError(f"tools must be callables or BaseTool instances, got {item!r}")
 
 
+def _by_name(agent_name: str, tools: list[BaseTool]) -> dict[str, BaseTool]:
+    """The agent's tools by name; a duplicate or the reserved transfer name is refused."""
+    by_name: dict[str, BaseTool] = {}
+    for tool in tools:
+        if tool.name == TRANSFER_TOOL_NAME:
+            raise ConfigurationError(
+                f"agent {agent_name!r}: the tool name {TRANSFER_TOOL_NAME!r} is reserved for "
+                "the built-in transfer tool; give your tool another name"
+            )
+        if tool.name in by_name:
+            raise ValueError(f"agent {agent_name!r} has two tools named {tool.name!r}")
+        by_name[tool.name] = tool
+    return by_name
+
+
 class LlmAgent(BaseAgent):
     """An agent driven by a model.
 
@@ -132,16 +147,7 @@ class LlmAgent(BaseAgent):
         self.global_instruction = global_instruction
         self.toolsets = [t for t in tools if isinstance(t, BaseToolset)]
         self.tools = [_as_tool(t) for t in tools if not isinstance(t, BaseToolset)]
-        self.tools_by_name: dict[str, BaseTool] = {}
-        for tool in self.tools:
-            if tool.name == TRANSFER_TOOL_NAME:
-                raise ConfigurationError(
-                    f"agent {name!r}: the tool name {TRANSFER_TOOL_NAME!r} is reserved for "
-                    "the built-in transfer tool; give your tool another name"
-                )
-            if tool.name in self.tools_by_name:
-                raise ValueError(f"agent {name!r} has two tools named {tool.name!r}")
-            self.tools_by_name[tool.name] = tool
+        self.tools_by_name = _by_name(name, self.tools)
         self.disallow_transfer_to_parent = disallow_transfer_to_parent
         self.disallow_transfer_to_peers = disallow_transfer_to_peers
         self.include_contents = include_contents

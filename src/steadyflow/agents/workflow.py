@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from .. import telemetry
 from .._aio import aclose
 from ..context import InvocationContext
 from ..events import Event
+from ..flows._span import agent_span
 from ._parallel import merge_branches
 from .base_agent import BaseAgent, Callback
 
@@ -36,45 +36,16 @@ __all__ = ["LoopAgent", "ParallelAgent", "SequentialAgent"]
 
 
 class _WorkflowAgent(BaseAgent):
-    """The span and sub-agent plumbing the three workflow agents share."""
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        sub_agents: Sequence[BaseAgent],
-        description: str = "",
-        before_agent_callback: Callback = None,
-        after_agent_callback: Callback = None,
-    ) -> None:
-        super().__init__(
-            name=name,
-            description=description,
-            sub_agents=sub_agents,
-            before_agent_callback=before_agent_callback,
-            after_agent_callback=after_agent_callback,
-        )
+    """The span the three workflow agents run their sub-agents in."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        span = telemetry.start_agent_span(
-            self.name,
-            conversation_id=ctx.session.id,
-            invocation_id=ctx.invocation_id,
-            parent=ctx.agent_span,
-        )
-        ctx, first_step = ctx.with_agent_span(span), len(ctx.trace.trace.steps)
-        events = self._run_sub_agents(ctx)
-        try:
-            async for event in events:
-                yield event
-        except Exception as error:
-            telemetry.record_error(span, error)
-            raise
-        finally:
-            await aclose(events)
-            ctx.trace.end_agent_span(
-                span, self.name, first_step, ctx.budget.count, ctx.budget.limit
-            )
+        with agent_span(self.name, ctx) as ctx:
+            events = self._run_sub_agents(ctx)
+            try:
+                async for event in events:
+                    yield event
+            finally:
+                await aclose(events)
 
     def _run_sub_agents(self, ctx: InvocationContext) -> AsyncIterator[Event]:
         raise NotImplementedError

@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import telemetry
 from .._aio import aclose
 from ..context import AgentNode, CallbackContext, InvocationContext
 from ..errors import AgentNotFoundError, AgentTransferError
@@ -33,6 +32,7 @@ from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
 from ..tracing import StepTrace
 from ..types import FunctionCall
+from ._span import agent_span
 from .call_llm import call_llm
 from .functions import assign_call_ids, execute_function_calls, prepare_calls
 from .processors.base import RequestProcessor, ResponseProcessor
@@ -74,14 +74,7 @@ class BaseLlmFlow:
 
     async def run_async(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """Run ``agent``'s steps until its turn is over, inside its ``invoke_agent`` span."""
-        span = telemetry.start_agent_span(
-            agent.name,
-            conversation_id=ctx.session.id,
-            invocation_id=ctx.invocation_id,
-            parent=ctx.agent_span,
-        )
-        ctx, first_step = ctx.with_agent_span(span), len(ctx.trace.trace.steps)
-        try:
+        with agent_span(agent.name, ctx) as ctx:
             while True:
                 outcome = _StepOutcome()
                 events = self._run_step(agent, ctx, outcome)
@@ -100,13 +93,6 @@ class BaseLlmFlow:
                     or last.is_final_response()
                 ):
                     return
-        except Exception as error:
-            telemetry.record_error(span, error)
-            raise
-        finally:
-            ctx.trace.end_agent_span(
-                span, agent.name, first_step, ctx.budget.count, ctx.budget.limit
-            )
 
     def run_one_step(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """One logical model call and the tool calls it asked for (one trace step)."""
