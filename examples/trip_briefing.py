@@ -14,7 +14,8 @@
 Run it with ``python examples/trip_briefing.py`` (or ``make demo-tree``): the
 provider emulator serves the OpenAI wire format on loopback and a small
 rule-based responder plays each agent's model, so no key and no network are
-needed; the run prints the events, then the stored trace as the agent tree.
+needed; the run prints the events, then the invocation's stored trace as the
+agent tree.
 
 ``root_agent`` (on ``gpt-4o-mini``) is what ``steadyflow run
 examples/trip_briefing.py "Plan my weekend in Lisbon"`` loads.
@@ -37,7 +38,7 @@ from steadyflow import (
 from steadyflow.models import BaseLlm
 from steadyflow.testing.emulator import EmulatedRequest, ProviderEmulator, ScriptItem, ToolCall
 from steadyflow.tools import exit_loop
-from steadyflow.tracing import InvocationTrace, traces_in
+from steadyflow.tracing import InvocationTrace
 
 QUESTION = "Plan my weekend in Lisbon"
 FEEDBACK = "Add the events."
@@ -190,11 +191,11 @@ async def run(emulator: ProviderEmulator) -> InvocationTrace:
             print(f"[{event.author}] calls {fc.name}({fc.args})")
         if event.text:
             print(f"[{event.author}] {event.text}")
-    stored = await runner.session_service.get_session(
+    records = await runner.session_service.list_invocations(
         app_name="trip_briefing", user_id="traveller", session_id=session.id
     )
-    assert stored is not None
-    trace = traces_in(stored.events)[-1]
+    trace = records[-1].trace
+    assert trace is not None
     print_tree(trace)
     await runner.close()
     return trace

@@ -121,6 +121,15 @@ class LlmCallBudget:
         self.count += 1
 
 
+class _Ended:
+    """The invocation's end flag, one object shared by every copy of its context."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = False
+
+
 @dataclasses.dataclass(eq=False, kw_only=True)
 class InvocationContext:
     """Everything one invocation's flow needs.
@@ -142,12 +151,21 @@ class InvocationContext:
     user_content: Content | None = None
     branch: str | None = None
     budget: LlmCallBudget
-    end_invocation: bool = False
+    ended: _Ended = dataclasses.field(default_factory=_Ended)
     live_request_queue: Any = None
     trace: InvocationRecorder = dataclasses.field(default_factory=InvocationRecorder)
     agent_span: Span | None = None
     plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
     toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def end_invocation(self) -> bool:
+        """Whether an action ended the invocation (seen by every agent's copy at once)."""
+        return self.ended.value
+
+    @end_invocation.setter
+    def end_invocation(self, value: bool) -> None:
+        self.ended.value = value
 
     def increment_llm_call_count(self) -> None:
         """Count one provider attempt against ``max_llm_calls``."""

@@ -11,6 +11,7 @@ from steadyflow import (
     ParallelAgent,
     RunConfig,
     SequentialAgent,
+    ToolContext,
 )
 from steadyflow.models import LlmRequest
 from steadyflow.testing import FunctionLlm, ScriptedLlm, call, run_turn
@@ -219,3 +220,24 @@ async def test_workflow_agents_open_spans_their_sub_agents_nest_under():
     assert fan_out_span.parent is not None and news_span.parent is not None
     assert fan_out_span.parent.span_id == pipeline_span.context.span_id
     assert news_span.parent.span_id == fan_out_span.context.span_id
+
+
+async def test_a_stage_that_ends_the_invocation_stops_the_pipeline():
+    def close_ticket(tool_context: ToolContext) -> str:
+        """Close the ticket and end the conversation."""
+        tool_context.actions.end_invocation = True
+        return "closed"
+
+    later = ScriptedLlm(["never"])
+    pipeline = SequentialAgent(
+        name="pipeline",
+        sub_agents=[
+            LlmAgent(
+                name="closer", model=ScriptedLlm([call("close_ticket")]), tools=[close_ticket]
+            ),
+            LlmAgent(name="later", model=later),
+        ],
+    )
+    result = await run_turn(pipeline, "close it")
+    assert result.error is None
+    assert later.calls == 0
