@@ -16,6 +16,7 @@
     │   ├── ModelConnectionError               no answer: refused, reset, DNS
     │   ├── ModelTimeoutError                  no answer in time
     │   ├── ModelResponseError                 an answer that could not be parsed
+    │   │   └── ModelResponseTooLargeError     an answer over the runner's max_response_bytes
     │   └── CircuitOpenError                   the breaker for this model is open
     └── SessionError                           the session store refused
         ├── SessionNotFoundError
@@ -51,6 +52,7 @@ __all__ = [
     "ModelHTTPError",
     "ModelNotFoundError",
     "ModelResponseError",
+    "ModelResponseTooLargeError",
     "ModelTimeoutError",
     "NothingToResumeError",
     "SchemaVersionError",
@@ -214,6 +216,26 @@ class ModelTimeoutError(ModelError):
 
 class ModelResponseError(ModelError):
     """The provider answered with something that could not be parsed."""
+
+
+class ModelResponseTooLargeError(ModelResponseError):
+    """One model response grew past the runner's ``max_response_bytes``.
+
+    The stream was closed and nothing of the answer was stored; never retried
+    (output had been produced).
+
+    Attributes:
+        size: the bytes counted when the bound was crossed.
+        limit: the runner's ``max_response_bytes``.
+    """
+
+    def __init__(self, agent_name: str, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"agent {agent_name!r}: a model response of at least {size} bytes is over "
+            f"max_response_bytes ({limit}); the stream was closed and nothing of it stored"
+        )
 
 
 class CircuitOpenError(ModelError):

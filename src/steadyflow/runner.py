@@ -26,6 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ._aio import aclose
+from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, ResponseMeter, checked_limit
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
 from .durable import finish_record, start_record
@@ -113,6 +114,10 @@ class Runner:
             (the server's request recorder is one).
         lease_seconds: how long a running invocation's claim holds without
             renewal (see the README's "Durable invocations").
+        max_response_bytes: the largest model response (text, bytes, call
+            arguments), streamed or not; past it the invocation fails with
+            ``ModelResponseTooLargeError``, the stream is closed and nothing
+            of the answer is stored. Default 8 MiB; None turns it off.
 
     A plugin's ``before_run_callback`` may answer instead of the agent (its
     ``Content`` becomes the agent's one event); ``on_event_callback`` may
@@ -129,10 +134,12 @@ class Runner:
         session_service: BaseSessionService | str,
         plugins: Sequence[BasePlugin] = (),
         lease_seconds: float = 30.0,
+        max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         if not lease_seconds > 0:
             raise ConfigurationError(f"lease_seconds must be > 0, got {lease_seconds!r}")
         self.lease_seconds = float(lease_seconds)
+        self.max_response_bytes = checked_limit(max_response_bytes)
         self.app_name = app_name
         self.agent = agent
         self.session_service = _open_service(session_service)
@@ -232,8 +239,12 @@ class Runner:
             )
         on_event = self.plugins.hooks("on_event_callback")
         error: BaseException | None = None
+        limit = self.max_response_bytes
+        meter = ResponseMeter(limit) if limit is not None else None
         try:
             async for event in events:
+                if meter is not None:
+                    meter.check(event)
                 if on_event:
                     replaced = await run_callbacks(on_event, invocation_context=ctx, event=event)
                     event = event if replaced is None else replaced

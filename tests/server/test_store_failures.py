@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import event
 
 from steadyflow import LlmAgent
-from steadyflow.server import create_app
+from steadyflow.server import ServerLimits, create_app
 from steadyflow.sessions.sql import SqlSessionService
 from steadyflow.testing import ScriptedLlm
 from tests.server.harness import APP, USER, echo_agent, run_body, running
@@ -60,3 +60,15 @@ async def test_an_answer_over_the_stores_max_event_bytes_is_507(tmp_path: Path):
     assert turn.status_code == 507
     assert turn.json()["error"]["type"] == "EventTooLargeError"
     assert [e["author"] for e in stored["events"]] == ["user"]
+
+
+async def test_an_answer_over_the_servers_max_response_bytes_is_502(tmp_path: Path):
+    agent = LlmAgent(name=APP, model=ScriptedLlm(["z" * 10_000]))
+    store = SqlSessionService(f"sqlite:///{tmp_path / 's.db'}")
+    app = create_app(agent, store, ServerLimits(max_response_bytes=4096))
+    async with running(app) as client:
+        session_id = (await client.post(f"/apps/{APP}/users/{USER}/sessions")).json()["id"]
+        turn = await client.post("/run", json=run_body(session_id))
+    await store.close()
+    assert turn.status_code == 502
+    assert turn.json()["error"]["type"] == "ModelResponseTooLargeError"

@@ -167,6 +167,7 @@ def create_app(
         agent=agent,
         session_service=WriteThroughService(session_service),
         plugins=[requests],
+        max_response_bytes=limits.max_response_bytes,
     )
     spec = openapi_spec(name, limits, auth=auth_token is not None)
     operator = TokenDigest(operator_token) if operator_token is not None else None

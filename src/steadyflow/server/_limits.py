@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .._response_cap import DEFAULT_MAX_RESPONSE_BYTES
 from ..retry.config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ._errors import ApiError, FieldError
@@ -38,6 +39,8 @@ class ServerLimits:
         max_body_bytes: larger request bodies are refused with 413.
         sse_ping_interval: seconds of silence after which ``/run_sse`` sends
             a keep-alive comment (proxies drop idle streams).
+        max_response_bytes: the largest model response a turn may receive
+            (``Runner(max_response_bytes=)``; past it the turn fails with 502).
     """
 
     max_llm_calls: int = 100
@@ -46,11 +49,13 @@ class ServerLimits:
     retry_config: RetryConfig = field(default_factory=RetryConfig.disabled)
     max_body_bytes: int = 1_048_576
     sse_ping_interval: float = 15.0
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
     def __post_init__(self) -> None:
         for name in ("max_llm_calls", "default_max_llm_calls", "max_retry_attempts"):
             _positive(name, getattr(self, name))
         _positive("max_body_bytes", self.max_body_bytes)
+        _positive("max_response_bytes", self.max_response_bytes)
         if self.default_max_llm_calls > self.max_llm_calls:
             raise ValueError(
                 f"ServerLimits.default_max_llm_calls ({self.default_max_llm_calls}) must be "

@@ -1,0 +1,69 @@
+"""``ResponseMeter``: the bound on one model response's size, checked as it streams.
+
+A provider that keeps sending (a runaway generation, a hostile endpoint)
+would otherwise grow one answer without limit: in memory while it streams,
+then in the session and in every later request. The runner measures each
+model response as its events pass (the partial chunks of a stream add up;
+the complete event is measured whole) and, past ``max_response_bytes``,
+raises ``ModelResponseTooLargeError``: the caller's loop ends, every
+generator under the runner is closed (the provider stream too), and nothing
+of the answer is stored.
+
+Sizes count what a response carries: text (UTF-8 length approximated by
+characters), inline bytes, and function-call arguments as text. Tool
+results are not model responses; the store's ``max_event_bytes`` bounds
+them.
+"""
+
+from __future__ import annotations
+
+from .errors import ModelResponseTooLargeError
+from .events import Event
+from .types import Content
+
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "ResponseMeter", "checked_limit", "content_size"]
+
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+"""The runner's default bound on one model response: 8 MiB."""
+
+
+def content_size(content: Content) -> int:
+    """About how many bytes ``content`` carries (text, inline bytes, call arguments)."""
+    size = 0
+    for part in content.parts:
+        if part.text is not None:
+            size += len(part.text)
+        if part.inline_data is not None:
+            size += len(part.inline_data.data or b"")
+        if part.function_call is not None:
+            size += len(str(part.function_call.args))
+    return size
+
+
+def checked_limit(limit: int | None) -> int | None:
+    """``limit`` if it is None or an int >= 1; else ``ValueError`` naming the setting."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"max_response_bytes must be an int >= 1 or None, got {limit!r}")
+    return limit
+
+
+class ResponseMeter:
+    """Measures the model responses of one invocation against ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._streamed = 0
+
+    def check(self, event: Event) -> None:
+        """Count ``event``; raise ``ModelResponseTooLargeError`` once a response is too big."""
+        content = event.content
+        if content is None or any(p.function_response is not None for p in content.parts):
+            return
+        size = content_size(content)
+        if event.partial:
+            self._streamed += size
+            size = self._streamed
+        else:
+            self._streamed = 0
+        if size > self.limit:
+            raise ModelResponseTooLargeError(event.author, size, self.limit)
