@@ -1,36 +1,16 @@
 """A database that refuses writes is one error line naming the store, never SQL or user text."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
-
-from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from tests.cli.support import error_lines, invoke, session_ids
+from tests.support.sqlite_faults import READ_ONLY, pragma_on_connect
 
 SECRET_TEXT = "my card is 4242-4242"
 
 
-def _query_only(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA query_only=ON")
-    cursor.close()
-
-
-@contextmanager
-def read_only_databases() -> Iterator[None]:
-    """Every SQLite connection opened meanwhile refuses writes (root ignores file modes)."""
-    event.listen(Engine, "connect", _query_only)
-    try:
-        yield
-    finally:
-        event.remove(Engine, "connect", _query_only)
-
-
 def test_a_read_only_database_fails_the_turn_with_one_line_and_no_sql(cli, db, agent_file) -> None:
     assert invoke(cli, "run", agent_file('["hi"]'), "hello", "--session-db", db).exit_code == 0
-    with read_only_databases():
+    with pragma_on_connect(Engine, READ_ONLY):  # every engine, the CLI's too
         result = invoke(cli, "run", agent_file('["never"]'), SECRET_TEXT, "--session-db", db)
         assert len(session_ids(cli, db)) == 1  # reading still works
     assert result.exit_code == 1, (result.stdout, result.stderr)

@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
 from steadyflow import SessionStoreError
 from steadyflow.events import Event
 from steadyflow.sessions.sql import SqlSessionService
 from steadyflow.types import Content
+from tests.support.sqlite_faults import FULL, READ_ONLY, pragma_on_connect
 
 SECRET_TEXT = "card 4242 4242"
-
-
-def on_connect(service: SqlSessionService, pragma: Callable[[Any], str]) -> None:
-    """Run a PRAGMA on every new connection of ``service`` (the pool is emptied first)."""
-
-    @event.listens_for(service.engine.sync_engine, "connect")
-    def apply(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute(pragma(dbapi_connection))
-        cursor.close()
-
-
-async def reopened(url: str, pragma: Callable[[Any], str]) -> SqlSessionService:
-    service = SqlSessionService(url)
-    on_connect(service, pragma)
-    return service
 
 
 @pytest.fixture
@@ -49,11 +31,12 @@ def message_event() -> Event:
 
 async def test_a_read_only_database_refuses_an_append_as_a_session_store_error(url_with_session):
     url, session_id = url_with_session
-    service = await reopened(url, lambda _: "PRAGMA query_only=ON")
-    session = await service.get_session(app_name="app", user_id="u", session_id=session_id)
-    assert session is not None
-    with pytest.raises(SessionStoreError) as refused:
-        await service.append_event(session, message_event())
+    service = SqlSessionService(url)
+    with pragma_on_connect(service.engine.sync_engine, READ_ONLY):
+        session = await service.get_session(app_name="app", user_id="u", session_id=session_id)
+        assert session is not None
+        with pytest.raises(SessionStoreError) as refused:
+            await service.append_event(session, message_event())
     error = refused.value
     assert isinstance(error.__cause__, OperationalError)
     assert error.url == url and "readonly" in str(error) and "append an event" in str(error)
@@ -65,11 +48,12 @@ async def test_a_read_only_database_refuses_an_append_as_a_session_store_error(u
 
 async def test_a_full_database_stores_nothing_of_the_refused_event(url_with_session):
     url, session_id = url_with_session
-    service = await reopened(url, lambda _: "PRAGMA max_page_count=1")
-    session = await service.get_session(app_name="app", user_id="u", session_id=session_id)
-    assert session is not None
-    with pytest.raises(SessionStoreError, match="full"):
-        await service.append_event(session, message_event())
+    service = SqlSessionService(url)
+    with pragma_on_connect(service.engine.sync_engine, FULL):
+        session = await service.get_session(app_name="app", user_id="u", session_id=session_id)
+        assert session is not None
+        with pytest.raises(SessionStoreError, match="full"):
+            await service.append_event(session, message_event())
     await service.close()
 
     fresh = SqlSessionService(url)
@@ -78,10 +62,11 @@ async def test_a_full_database_stores_nothing_of_the_refused_event(url_with_sess
     await fresh.close()
 
 
-async def test_the_store_url_in_the_error_has_no_password(tmp_path):
+async def test_a_read_only_database_refuses_a_new_session_naming_what_failed(tmp_path):
     url = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
-    service = await reopened(url, lambda _: "PRAGMA query_only=ON")
-    with pytest.raises(SessionStoreError) as refused:
-        await service.create_session(app_name="app", user_id="u")
+    service = SqlSessionService(url)
+    with pragma_on_connect(service.engine.sync_engine, READ_ONLY):
+        with pytest.raises(SessionStoreError) as refused:
+            await service.create_session(app_name="app", user_id="u")
     assert "create a session" in str(refused.value)
     await service.close()
