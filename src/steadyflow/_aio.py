@@ -5,7 +5,7 @@ An ``async for`` that is left early (``break``, an error, the caller's
 garbage collection, and a provider stream left open keeps generating and
 billing. Every layer that reads a generator closes it in a ``finally`` with
 ``aclose``, so closing the outermost one closes them all, innermost first,
-before the outer layer's own cleanup (the runner's trace) runs.
+before the outer layer's own cleanup (the runner closing the invocation's record) runs.
 """
 
 from __future__ import annotations
