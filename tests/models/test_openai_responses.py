@@ -9,7 +9,7 @@ gives, the hostile server.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ from steadyflow.errors import ConfigurationError, ModelConnectionError, ModelErr
 from steadyflow.models import LlmRegistry, LlmRequest, LlmResponse
 from steadyflow.models.openai import OpenAIResponses
 from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
-from steadyflow.testing import FakeClock, fake_clock
+from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import ProviderEmulator, Reply, Usage
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import Content, GenerateContentConfig, Part, ProviderData, ThinkingConfig
@@ -53,12 +53,6 @@ async def llm(emu: ProviderEmulator) -> AsyncIterator[OpenAIResponses]:
     adapter = OpenAIResponses(REASONER, api_key=SECRET, base_url=emu.openai_base_url)
     yield adapter
     await adapter.aclose()
-
-
-@pytest.fixture
-def clock() -> Iterator[FakeClock]:
-    with fake_clock() as testing_clock:
-        yield testing_clock
 
 
 async def collect(llm: OpenAIResponses, request: LlmRequest, stream: bool) -> list[LlmResponse]:
@@ -207,6 +201,7 @@ STATUS = {"error event": 429, "nested error event": 500, "response.failed": 500}
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def hostile() -> AsyncIterator[HostileServer]:
+    # On the module's loop, unlike the conftest one (these tests share the module's loop).
     async with HostileServer() as server:
         yield server
 
