@@ -1,0 +1,131 @@
+"""``McpTool``: one tool of an MCP server, as the flow sees a tool.
+
+Arguments are checked against the tool's ``inputSchema`` before the call
+(JSON Schema 2020-12, with the ``jsonschema`` package the ``mcp`` SDK
+depends on). Results become the function response:
+
+- structured content (``structuredContent``) is the response when it is a
+  JSON object, else its ``"result"``; the text blocks beside it are its
+  serialized copy and are left out;
+- otherwise text blocks alone are joined into the ``"result"`` string;
+- any other mix is listed under ``"content"``: text, images and audio
+  (base64 ``data`` with ``mime_type``), embedded resources (``uri`` with
+  ``text`` or base64 ``blob``) and resource links.
+
+A result with ``isError`` raises ``ToolResponseError`` whose response is
+``{"error": <the server's text>, "is_error": True}``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    Tool,
+)
+
+from ...context import ToolContext
+from ...errors import ToolResponseError
+from ...types import FunctionDeclaration
+from ..base_tool import BaseTool
+from ..function_tool import ToolArgumentsError
+
+if TYPE_CHECKING:
+    from ._toolset import McpToolset
+
+__all__ = ["McpTool", "result_to_response"]
+
+
+class McpTool(BaseTool):
+    """A tool of an MCP server, called through its toolset's session.
+
+    Attributes:
+        mcp_tool: the server's listing of the tool (name, schema, annotations).
+        server_name: the toolset's name for its server (in errors and traces).
+    """
+
+    def __init__(self, toolset: McpToolset, mcp_tool: Tool, *, name: str) -> None:
+        super().__init__(name=name, description=mcp_tool.description or "")
+        self.mcp_tool = mcp_tool
+        self.server_name = toolset.name
+        self._toolset = toolset
+        self._validator = jsonschema.Draft202012Validator(mcp_tool.input_schema)
+
+    @property
+    def idempotent(self) -> bool:
+        """True when the server marks the tool ``readOnlyHint`` or ``idempotentHint``.
+
+        A durable resume may then run the call again instead of asking.
+        """
+        hints = self.mcp_tool.annotations
+        return hints is not None and bool(hints.read_only_hint or hints.idempotent_hint)
+
+    @property
+    def destructive(self) -> bool:
+        """True when the server marks the tool ``destructiveHint`` (and not read-only)."""
+        hints = self.mcp_tool.annotations
+        return hints is not None and not hints.read_only_hint and hints.destructive_hint is True
+
+    def declaration(self) -> FunctionDeclaration:
+        """The tool's name, description and ``inputSchema``."""
+        return FunctionDeclaration(
+            name=self.name, description=self.description, parameters=self.mcp_tool.input_schema
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Validate ``args``, call the tool on the server, and shape its result."""
+        problems = sorted(self._validator.iter_errors(args), key=lambda e: list(e.path))
+        if problems:
+            listed = "; ".join(
+                f"{'/'.join(map(str, p.path)) or '(arguments)'}: {p.message}" for p in problems
+            )
+            raise ToolArgumentsError(f"invalid arguments for tool {self.name!r}: {listed}")
+        result = await self._toolset.call_tool(self.mcp_tool.name, args)
+        return result_to_response(self.name, result)
+
+
+def _block(block: Any) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageContent | AudioContent):
+        return {"type": block.type, "mime_type": block.mime_type, "data": block.data}
+    if isinstance(block, EmbeddedResource):
+        contents = block.resource
+        item: dict[str, Any] = {"type": "resource", "uri": str(contents.uri)}
+        if contents.mime_type:
+            item["mime_type"] = contents.mime_type
+        if isinstance(contents, BlobResourceContents):
+            item["blob"] = contents.blob
+        else:
+            item["text"] = contents.text
+        return item
+    if isinstance(block, ResourceLink):
+        return {"type": "resource_link", "uri": str(block.uri), "name": block.name}
+    return {"type": str(getattr(block, "type", "unknown"))}
+
+
+def result_to_response(tool_name: str, result: CallToolResult) -> dict[str, Any]:
+    """The function response for an MCP tool result (see the module docstring)."""
+    blocks = [_block(b) for b in result.content]
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    if result.is_error:
+        message = "\n".join(texts) or f"MCP tool {tool_name!r} reported an error"
+        raise ToolResponseError(message, {"error": message, "is_error": True})
+    others = [b for b in blocks if b["type"] != "text"]
+    if result.structured_content is not None:
+        structured = result.structured_content
+        response = dict(structured) if isinstance(structured, dict) else {"result": structured}
+        if others:
+            response["content"] = others
+        return response
+    if not others:
+        return {"result": "\n".join(texts)}
+    return {"content": blocks}
