@@ -12,7 +12,7 @@ is a ``ModelConnectionError``, never an answer.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ..errors import ModelConnectionError
@@ -48,7 +48,9 @@ def _delta(block: dict[str, Any], delta: Any, json_parts: list[str]) -> Part | N
     return None
 
 
-async def assemble(events: AsyncIterator[Any], answer: Answer, where: str) -> AsyncIterator[Part]:
+async def assemble(
+    events: AsyncIterator[Any], answer: Answer, where: str
+) -> AsyncGenerator[Part, None]:
     """Fill ``answer`` from ``events``, yielding each text and thinking delta as a part.
 
     ``where`` names the model in the error of a cut stream.

@@ -8,6 +8,7 @@ the only layer that retries and every attempt is counted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -108,10 +109,12 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
                 answer = Answer(blocks=[], usage={})
                 thinking = request.config.thinking
                 shown = thinking is not None and thinking.include_thoughts
-                async for piece in assemble(events, answer, f"anthropic model {self.model!r}"):
-                    if shown or not piece.thought:
-                        content = Content(role="model", parts=[piece])
-                        yield LlmResponse(content=content, partial=True)
+                where = f"anthropic model {self.model!r}"
+                async with contextlib.aclosing(assemble(events, answer, where)) as pieces:
+                    async for piece in pieces:
+                        if shown or not piece.thought:
+                            content = Content(role="model", parts=[piece])
+                            yield LlmResponse(content=content, partial=True)
                 yield response_from(answer, self.provider, self.model)
             finally:
                 await events.close()
