@@ -191,10 +191,8 @@ class Journal:
         self.note(f"call ended after {attempts} {type(error).__name__ if error else 'ok'}")
 
 
-async def test_the_loop_reports_every_step_to_its_one_observer_in_the_diagrams_order(
-    budget, clock
-) -> None:
-    journal = Journal(budget, clock)
+async def run_observed(observer: Journal, budget: LlmCallBudget, clock: FakeClock) -> list:
+    """A 503 then an answer, told to ``observer``."""
     responses = generate_with_retries(
         ScriptedLlm([http_error(503), "ok"]),
         LlmRequest(),
@@ -202,9 +200,16 @@ async def test_the_loop_reports_every_step_to_its_one_observer_in_the_diagrams_o
         config=RETRY3,
         before_attempt=budget.increment,
         clock=clock,
-        observer=journal,
+        observer=observer,
     )
-    assert [r.text async for r in responses] == ["ok"]
+    return [r.text async for r in responses]
+
+
+async def test_the_loop_reports_every_step_to_its_one_observer_in_the_diagrams_order(
+    budget, clock
+) -> None:
+    journal = Journal(budget, clock)
+    assert await run_observed(journal, budget, clock) == ["ok"]
     # (report, attempts charged, waits made): the retry is charged before its wait.
     assert journal.notes == [
         ("call scripted:scripted-model", 0, 0),
@@ -219,14 +224,5 @@ async def test_the_loop_reports_every_step_to_its_one_observer_in_the_diagrams_o
 
 
 async def test_an_observer_that_opens_no_spans_leaves_no_spans(spans, budget, clock) -> None:
-    responses = generate_with_retries(
-        ScriptedLlm([http_error(503), "ok"]),
-        LlmRequest(),
-        stream=False,
-        config=RETRY3,
-        before_attempt=budget.increment,
-        clock=clock,
-        observer=Journal(budget, clock),
-    )
-    assert [r.text async for r in responses] == ["ok"]
+    assert await run_observed(Journal(budget, clock), budget, clock) == ["ok"]
     assert spans.get_finished_spans() == ()
