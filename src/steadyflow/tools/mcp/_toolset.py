@@ -20,9 +20,10 @@ import asyncio
 import contextlib
 import logging
 import re
+import sys
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -68,7 +69,7 @@ class McpToolset(BaseToolset):
         command: for stdio, the server's command line (started and stopped
             by the toolset).
         env: for stdio, extra environment variables for the server.
-        cwd: for stdio, the server's working directory.
+        cwd: for stdio, the server's working directory (its stderr is ours).
         url: for streamable HTTP (or SSE), the server's endpoint.
         headers: HTTP headers sent with every request (authorization).
         transport: ``"stdio"`` with ``command``, ``"streamable-http"``
@@ -218,7 +219,7 @@ class McpToolset(BaseToolset):
             params = StdioServerParameters(
                 command=self._command[0], args=self._command[1:], env=self._env, cwd=self._cwd
             )
-            return lambda: stdio_client(params)
+            return lambda: stdio_client(params, errlog=_server_stderr())
         url = str(self._url)
         if self.transport == "sse":
             return lambda: sse_client(url, headers=self._headers)
@@ -249,6 +250,15 @@ class McpToolset(BaseToolset):
             return ToolResponseError(message, {"error": message})
         message = f"{where} failed: {error.message}"
         return ToolResponseError(message, {"error": message, "code": error.code})
+
+
+def _server_stderr() -> TextIO:
+    """Where a stdio server's stderr goes: ours, or the process's when ours is not a file."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a capture or a StringIO
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr
 
 
 def _describe(error: BaseException) -> str:
