@@ -22,7 +22,7 @@ from ..errors import ConfigurationError
 from ..types import Content, FunctionCall, GenerateContentConfig, Part, UsageMetadata
 from ._http import finish_fields, parse_arguments
 from ._provider_data import own_parts
-from ._responses_wire import _effort as reasoning_effort
+from ._responses_wire import reasoning_effort
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 

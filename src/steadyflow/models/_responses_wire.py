@@ -30,7 +30,7 @@ from ._provider_data import own_parts
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
-__all__ = ["PROVIDER", "build_params", "response_from", "usage_from"]
+__all__ = ["PROVIDER", "build_params", "reasoning_effort", "response_from", "usage_from"]
 
 PROVIDER = "openai-responses"
 """``ProviderData.provider`` of the reasoning items this API issues."""
@@ -39,8 +39,13 @@ _REASONING_MODEL = re.compile(r"o\d.*|gpt-5.*")
 _INCOMPLETE = {"max_output_tokens": "MAX_TOKENS", "content_filter": "SAFETY"}
 
 
-def _effort(thinking: ThinkingConfig) -> str:
-    """The effort level, derived from the token budget when only that is given."""
+def reasoning_effort(thinking: ThinkingConfig) -> str:
+    """OpenAI's effort level: ``effort``, else derived from ``budget_tokens``.
+
+    0 is ``minimal``, up to 2,048 ``low``, up to 16,384 ``medium``, more
+    ``high``; neither given is ``medium`` (OpenAI's default). Both OpenAI
+    adapters use it (Chat Completions sends it as ``reasoning_effort``).
+    """
     if thinking.effort is not None:
         return thinking.effort
     budget = thinking.budget_tokens
@@ -181,7 +186,7 @@ def build_params(
     params.update(_generation(config))
     thinking = config.thinking
     if thinking is not None:
-        reasoning = {"effort": _effort(thinking)}
+        reasoning = {"effort": reasoning_effort(thinking)}
         if thinking.include_thoughts:
             reasoning["summary"] = "auto"
         params["reasoning"] = reasoning
