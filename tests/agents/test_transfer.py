@@ -263,3 +263,24 @@ async def test_with_output_schema_a_whitespace_only_answer_saves_nothing():
     result = await run_turn(agent, "approve?")
     session = await result.stored_session()
     assert "verdict" not in session.state
+
+
+async def test_a_model_callbacks_transfer_hands_over_under_the_same_rules():
+    def route(callback_context, llm_response):
+        callback_context.actions.transfer_to_agent = "billing"
+
+    billing = LlmAgent(name="billing", model=ScriptedLlm(["billing here"]))
+    root = LlmAgent(
+        name="root",
+        model=ScriptedLlm(["let me route you"]),
+        sub_agents=[billing],
+        after_model_callback=route,
+    )
+    result = await run_turn(root, "invoice?")
+    assert [e.author for e in result.events] == ["root", "billing"]
+    assert result.final_text == "billing here"
+
+    lone = LlmAgent(name="lone", model=ScriptedLlm(["x"]), after_model_callback=route)
+    failed = await run_turn(lone, "invoice?")
+    assert isinstance(failed.error, AgentNotFoundError)
+    assert "'lone' cannot transfer to 'billing'" in str(failed.error)

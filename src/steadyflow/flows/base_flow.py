@@ -126,14 +126,22 @@ class BaseLlmFlow:
                 event, calls = completed
                 outcome.last_event = event
                 yield event
-                if calls and not ctx.end_invocation:
+                if ctx.end_invocation:
+                    continue
+                if calls:
                     follow_ups = self.run_tools(agent, ctx, calls, outcome, step)
-                    try:
-                        async for follow_up in follow_ups:
-                            outcome.last_event = follow_up
-                            yield follow_up
-                    finally:
-                        await aclose(follow_ups)
+                elif event.actions.transfer_to_agent:  # set by a model callback
+                    follow_ups = self._transfer(
+                        agent, ctx, event.actions.transfer_to_agent, outcome
+                    )
+                else:
+                    continue
+                try:
+                    async for follow_up in follow_ups:
+                        outcome.last_event = follow_up
+                        yield follow_up
+                finally:
+                    await aclose(follow_ups)
         finally:
             if responses is not None:
                 await aclose(responses)
@@ -187,8 +195,7 @@ class BaseLlmFlow:
             ctx.end_invocation = True
         target_name = response_event.actions.transfer_to_agent
         if target_name:
-            outcome.handed_over = True
-            transferred = self._transfer(agent, ctx, target_name)
+            transferred = self._transfer(agent, ctx, target_name, outcome)
             try:
                 async for event in transferred:
                     yield event
@@ -196,9 +203,11 @@ class BaseLlmFlow:
                 await aclose(transferred)
 
     async def _transfer(
-        self, agent: FlowAgent, ctx: InvocationContext, target_name: str
+        self, agent: FlowAgent, ctx: InvocationContext, target_name: str, outcome: _StepOutcome
     ) -> AsyncIterator[Event]:
+        """Hand the invocation to ``target_name`` (checked against the tree's rules)."""
         target = transfer_target(agent, target_name)
+        outcome.handed_over = True
         events = target.run_async(ctx)
         try:
             async for event in events:
