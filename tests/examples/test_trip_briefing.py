@@ -10,11 +10,13 @@ async def test_the_briefing_fans_out_then_loops_until_the_critic_exits(capsys):
         trace = await run(emulator)
 
     assert trace.status == "ok"
-    assert [step.path for step in trace.steps] == [
-        ["briefing", "research", "weather"],
-        ["briefing", "research", "events"],
-        ["briefing", "research", "weather"],
-        ["briefing", "research", "events"],
+    paths = [step.path for step in trace.steps]
+    # the two research branches run at once: their steps interleave in any order
+    assert (
+        sorted(paths[:4])
+        == [["briefing", "research", "events"]] * 2 + [["briefing", "research", "weather"]] * 2
+    )
+    assert paths[4:] == [
         ["briefing", "polish", "writer"],
         ["briefing", "polish", "critic"],
         ["briefing", "polish", "writer"],
@@ -23,7 +25,8 @@ async def test_the_briefing_fans_out_then_loops_until_the_critic_exits(capsys):
     assert [tool.name for tool in trace.steps[-1].tools] == ["exit_loop"]
     assert emulator.attempts("openai") == 8
     # the second draft was written from the critic's feedback and both branches' findings
-    second_draft_request = emulator.requests[6]
+    writer_requests = [r for r in emulator.requests if 'name is "writer"' in r.system]
+    second_draft_request = writer_requests[1]
     assert FEEDBACK in second_draft_request.system
     assert "sunny" in second_draft_request.system and "fado" in second_draft_request.system
     printed = capsys.readouterr().out
