@@ -10,9 +10,13 @@ before the outer layer's own cleanup (the runner closing the invocation's record
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from typing import TypeVar
 
-__all__ = ["aclose"]
+__all__ = ["aclose", "iterate_sync"]
+
+T = TypeVar("T")
 
 
 async def aclose(iterator: AsyncIterator[object]) -> None:
@@ -23,3 +27,43 @@ async def aclose(iterator: AsyncIterator[object]) -> None:
     close = getattr(iterator, "aclose", None)
     if close is not None:
         await close()
+
+
+def iterate_sync(
+    items: AsyncIterator[T], name: str, on_exit: Callable[[], Awaitable[None]]
+) -> Iterator[T]:
+    """``items`` read one at a time on a private event loop (``Runner.run`` and ``resume``).
+
+    Raises:
+        RuntimeError: called from a running event loop (use ``{name}_async``).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            f"Runner.{name} cannot be called from a running event loop; use {name}_async"
+        )
+    assert isinstance(items, AsyncGenerator)
+    return _drive(items, on_exit)
+
+
+def _drive(items: AsyncGenerator[T, None], on_exit: Callable[[], Awaitable[None]]) -> Iterator[T]:
+    async def next_item() -> T:
+        return await anext(items)
+
+    async def finish() -> None:
+        await on_exit()
+
+    with asyncio.Runner() as loop:
+        try:
+            while True:
+                try:
+                    yield loop.run(next_item())
+                except StopAsyncIteration:
+                    return
+        finally:
+            loop.run(items.aclose())
+            # Connections belong to this loop: close them before it ends.
+            loop.run(finish())

@@ -35,6 +35,7 @@ from .types import Content
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
+    from ._tool_journal import ToolJournal
     from .events import Event
     from .tools.base_tool import BaseTool
 
@@ -141,6 +142,7 @@ class InvocationContext:
     ``plugins`` are the runner's plugins (their hooks run before the agents').
     ``toolset_tools`` holds, per agent name, the tools its toolsets gave for
     the current step (set by the tools processor, read by tool dispatch).
+    ``journal`` is the durable tool journal (``steadyflow.durable``), if any.
     """
 
     invocation_id: str
@@ -157,6 +159,7 @@ class InvocationContext:
     agent_span: Span | None = None
     plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
     toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(default_factory=dict)
+    journal: ToolJournal | None = None
 
     @property
     def end_invocation(self) -> bool:
@@ -354,3 +357,13 @@ class ToolContext(CallbackContext):
         self.function_call_id = function_call_id
         # The state writes of every call in this call's batch (see ``State``).
         self._batch = batch_state
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key for this call, the same across crashes and resumes of its invocation.
+
+        Pass it to APIs that deduplicate requests (payments, tickets), so a
+        call run again after a crash (``idempotent=True`` tools) has its
+        effect once.
+        """
+        return f"{self.invocation_context.invocation_id}:{self.function_call_id or ''}"

@@ -19,17 +19,17 @@ finished turn keeps its trace whatever other writers appended meanwhile.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from ._aio import aclose
+from ._aio import aclose, iterate_sync
 from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, ResponseMeter, checked_limit
+from ._routing import agent_to_run
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
-from .durable import finish_record, start_record
+from .durable import RecordKeeper, claim, resume_point, resumed_events, start_record
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
 from .flows.callbacks import run_callbacks
@@ -38,7 +38,6 @@ from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
-from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
 from .tools.base_toolset import close_toolsets
 from .types import Content
@@ -52,53 +51,6 @@ def _open_service(service: BaseSessionService | str) -> BaseSessionService:
     if isinstance(service, BaseSessionService):
         return service
     return open_session_service(service)
-
-
-def _caller_of_responses(root: BaseAgent, events: list[Event]) -> BaseAgent | None:
-    """The agent whose call the newest message answers, if it is a function response."""
-    if not events or events[-1].author != "user":
-        return None
-    ids = {r.id for r in events[-1].get_function_responses() if r.id}
-    if not ids:
-        return None
-    for event in reversed(events[:-1]):
-        if any(call.id in ids for call in event.get_function_calls()):
-            return root.find_agent(event.author)
-    return None
-
-
-def _may_keep_conversation(agent: BaseAgent, root: BaseAgent) -> bool:
-    """Whether ``agent`` and every ancestor below the root could hand back to its parent."""
-    walker: BaseAgent | None = agent
-    while walker is not None and walker is not root:
-        if not walker.can_transfer_to_parent():
-            return False
-        walker = walker.parent_agent
-    return True
-
-
-def _agent_to_run(root: BaseAgent, session: Session, message: Event | None = None) -> BaseAgent:
-    """The agent that answers the next message of ``session``.
-
-    A function response (a long-running tool's result) goes to the agent
-    that made the call. Otherwise the authors are walked back from the
-    newest: the first agent that may keep the conversation (it and every
-    ancestor up to the root could transfer back to their parent, so the user
-    is not stuck with it) answers; with none, the root.
-    """
-    events = session.events
-    if message is not None and message.get_function_responses():
-        events = [*events, message]  # not stored yet: the record names the agent first
-    caller = _caller_of_responses(root, events)
-    if caller is not None:
-        return caller
-    for event in reversed(session.events):
-        if event.author == "user":
-            continue
-        agent = root.find_agent(event.author)
-        if agent is not None and _may_keep_conversation(agent, root):
-            return agent
-    return root
 
 
 class Runner:
@@ -155,7 +107,7 @@ class Runner:
 
     def agent_for(self, session: Session) -> BaseAgent:
         """The agent the next turn of ``session`` goes to (the CLI's ``dump-request`` asks)."""
-        return _agent_to_run(self.agent, session)
+        return agent_to_run(self.agent, session)
 
     async def _load(self, user_id: str, session_id: str) -> Session:
         session = await self.session_service.get_session(
@@ -166,10 +118,14 @@ class Runner:
         return session
 
     def _context(
-        self, session: Session, run_config: RunConfig, user_content: Content | None
+        self,
+        session: Session,
+        run_config: RunConfig,
+        user_content: Content | None,
+        invocation_id: str | None = None,
     ) -> InvocationContext:
         return InvocationContext(
-            invocation_id=new_invocation_id(),
+            invocation_id=invocation_id or new_invocation_id(),
             agent=self.agent,
             session=session,
             session_service=self.session_service,
@@ -214,7 +170,7 @@ class Runner:
         user_event = None
         if message is not None:
             user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
-        agent = _agent_to_run(self.agent, session, user_event)
+        agent = agent_to_run(self.agent, session, user_event)
         record = start_record(
             invocation_id=ctx.invocation_id,
             app_name=self.app_name,
@@ -225,10 +181,9 @@ class Runner:
             now=time.time(),
             lease_seconds=self.lease_seconds,
         )
-        if user_event is not None:
-            await self.session_service.append_event_and_record(session, user_event, record)
-        else:
-            await self.session_service.create_invocation(record)
+        keeper = RecordKeeper(self.session_service, record, ctx.budget, self.lease_seconds)
+        ctx.journal = keeper
+        await keeper.start(session, user_event)
         ctx.live_request_queue = live_request_queue
         agent_ctx = ctx.for_agent(agent)
         if self.plugins.plugins:
@@ -237,6 +192,21 @@ class Runner:
             events = (
                 agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
             )
+        stored = self._stored(session, ctx, keeper, events)
+        try:
+            async for event in stored:
+                yield event
+        finally:
+            await aclose(stored)
+
+    async def _stored(
+        self,
+        session: Session,
+        ctx: InvocationContext,
+        keeper: RecordKeeper,
+        events: AsyncIterator[Event],
+    ) -> AsyncIterator[Event]:
+        """Store each complete event (with the record) before yielding it; close the record last."""
         on_event = self.plugins.hooks("on_event_callback")
         error: BaseException | None = None
         limit = self.max_response_bytes
@@ -249,7 +219,7 @@ class Runner:
                     replaced = await run_callbacks(on_event, invocation_context=ctx, event=event)
                     event = event if replaced is None else replaced
                 if not event.partial:
-                    event = await self.session_service.append_event(session, event)
+                    event = await keeper.append(session, event)
                 yield event
         except BaseException as exc:
             error = exc
@@ -259,7 +229,86 @@ class Runner:
             try:
                 await aclose(events)
             finally:
-                await self._close_record(ctx, record, error)
+                trace = ctx.trace.finish(
+                    invocation_id=ctx.invocation_id,
+                    agent_name=ctx.agent.name,
+                    error=error,
+                    budget_used=ctx.budget.count,
+                    budget_limit=ctx.budget.limit,
+                )
+                await keeper.close(trace, error)
+
+    def resume_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None = None,
+        run_config: RunConfig | None = None,
+    ) -> AsyncIterator[Event]:
+        """Continue the session's unfinished invocation, yielding its remaining events.
+
+        Nothing committed is done again (the README's "Durable invocations"
+        says exactly what is and is not redone); the invocation keeps its id
+        and its record counts the resume; attempts before the crash count
+        against ``max_llm_calls`` (the record's limit unless ``run_config`` says).
+
+        Raises:
+            NothingToResumeError: none unfinished, held by a live process, or waiting.
+            StaleInvocationError: another process resumed it first.
+        """
+        return self._resume(user_id, session_id, invocation_id, run_config)
+
+    async def _resume(
+        self,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None,
+        run_config: RunConfig | None,
+    ) -> AsyncIterator[Event]:
+        session = await self._load(user_id, session_id)
+        record = await claim(
+            self.session_service,
+            session,
+            invocation_id,
+            now=time.time(),
+            lease_seconds=self.lease_seconds,
+        )
+        if run_config is None:
+            run_config = RunConfig(max_llm_calls=record.max_llm_calls)
+        point = resume_point(session.events, record.id)
+        ctx = self._context(session, run_config, point.user_content, record.id)
+        # The call in flight at the crash (if one was) counts as an attempt made.
+        ctx.budget.count = record.llm_calls + (1 if point.model_next else 0)
+        keeper = RecordKeeper(self.session_service, record, ctx.budget, self.lease_seconds)
+        keeper.mark_resumed()
+        ctx.journal = keeper
+        agent = self.agent.find_agent(point.agent_name or record.agent) or self.agent
+        agent_ctx = ctx.for_agent(agent)
+        events = resumed_events(agent, agent_ctx, point)
+        stored = self._stored(session, ctx, keeper, events)
+        try:
+            async for event in stored:
+                yield event
+        finally:
+            await aclose(stored)
+
+    def resume(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None = None,
+        run_config: RunConfig | None = None,
+    ) -> Iterator[Event]:
+        """Synchronous twin of ``resume_async`` for scripts (not inside an event loop)."""
+        events = self.resume_async(
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation_id,
+            run_config=run_config,
+        )
+        return iterate_sync(events, "resume", self.session_service.close)
 
     async def _with_plugins(
         self, agent: BaseAgent, ctx: InvocationContext, *, live: bool
@@ -279,28 +328,6 @@ class Runner:
             await aclose(events)
         await run_callbacks(self.plugins.hooks("after_run_callback"), invocation_context=ctx)
 
-    async def _close_record(
-        self, ctx: InvocationContext, record: InvocationRecord, error: BaseException | None
-    ) -> None:
-        """Store the invocation's end and its trace in its record; a refused write only logs."""
-        trace = ctx.trace.finish(
-            invocation_id=ctx.invocation_id,
-            agent_name=ctx.agent.name,
-            error=error,
-            budget_used=ctx.budget.count,
-            budget_limit=ctx.budget.limit,
-        )
-        finish_record(record, trace=trace, error=error, llm_calls=ctx.budget.count, now=time.time())
-        try:
-            await self.session_service.update_invocation(record)
-        except Exception as store_error:
-            logger.warning(
-                "could not store the record of invocation %s: %s: %s",
-                ctx.invocation_id,
-                type(store_error).__name__,
-                store_error,
-            )
-
     def run(
         self,
         *,
@@ -310,33 +337,10 @@ class Runner:
         run_config: RunConfig | None = None,
     ) -> Iterator[Event]:
         """Synchronous twin of ``run_async`` for scripts (not inside an event loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            raise RuntimeError(
-                "Runner.run cannot be called from a running event loop; use run_async"
-            )
         events = self.run_async(
             user_id=user_id, session_id=session_id, new_message=new_message, run_config=run_config
         )
-        assert isinstance(events, AsyncGenerator)
-
-        async def next_event() -> Event:
-            return await anext(events)
-
-        with asyncio.Runner() as loop:
-            try:
-                while True:
-                    try:
-                        yield loop.run(next_event())
-                    except StopAsyncIteration:
-                        return
-            finally:
-                loop.run(events.aclose())
-                # Connections belong to this loop: close them before it ends.
-                loop.run(self.session_service.close())
+        return iterate_sync(events, "run", self.session_service.close)
 
     def run_live(
         self,

@@ -9,6 +9,20 @@ promised and what is not.
 
 from __future__ import annotations
 
+from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
 from ._records import current_owner, ended_status, finish_record, start_record
+from ._resume import ResumePoint, claim, owner_alive, resume_point, resumed_events
 
-__all__ = ["current_owner", "ended_status", "finish_record", "start_record"]
+__all__ = [
+    "INTERRUPTED_RESPONSE",
+    "RecordKeeper",
+    "ResumePoint",
+    "claim",
+    "current_owner",
+    "ended_status",
+    "finish_record",
+    "owner_alive",
+    "resume_point",
+    "resumed_events",
+    "start_record",
+]

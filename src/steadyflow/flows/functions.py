@@ -127,17 +127,30 @@ class _Batch:
     tools: Mapping[str, BaseTool]
     step: StepTrace | None
     state: dict[str, Any] | None  # the calls' state writes, when they run side by side
+    size: int = 1
 
 
 async def _call_one(batch: _Batch, call: FunctionCall) -> tuple[Part | None, EventActions | None]:
     """One call inside its ``execute_tool`` span and trace record."""
-    ctx = batch.ctx
+    ctx, journal = batch.ctx, batch.ctx.journal
+    if journal is not None:  # a resumed invocation: this call may have its outcome already
+        tool = batch.tools.get(call.name)
+        known = journal.known(call, idempotent=tool is not None and tool.is_idempotent)
+        if known is not None:
+            answer = Part.from_function_response(call.name, known.response, id=call.id)
+            delta = known.state_delta
+            return answer, EventActions(state_delta=delta) if delta else None
     with ctx.trace.tool_call(batch.step, call.name, call.id, ctx.agent_span) as scope:
         scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
         tool_context = ToolContext(ctx, function_call_id=call.id, batch_state=batch.state)
         part, actions = await _dispatch(batch, call, tool_context, scope)
         if part is not None and part.function_response is not None:
             scope.content(telemetry.ATTR_TOOL_CALL_RESULT, part.function_response.response)
+            if journal is not None:
+                delta = actions.state_delta if actions is not None else {}
+                await journal.finished(
+                    call, part.function_response.response or {}, delta, batch_size=batch.size
+                )
         return part, actions
 
 
@@ -210,10 +223,13 @@ async def execute_function_calls(
     from_toolsets = ctx.toolset_tools.get(agent.name)
     if from_toolsets:
         tools = {**from_toolsets, **tools}
+    if ctx.journal is not None:
+        await ctx.journal.begin(calls)  # one durable write for the batch
     if len(calls) == 1:
         results = [await _call_one(_Batch(agent, ctx, tools, step, None), calls[0])]
     else:
-        batch = _Batch(agent, ctx, tools, step, {})  # siblings read each other's writes at once
+        # Siblings read each other's writes at once.
+        batch = _Batch(agent, ctx, tools, step, {}, len(calls))
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(_call_one(batch, call)) for call in calls]
         results = [task.result() for task in tasks]

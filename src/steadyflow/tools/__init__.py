@@ -4,7 +4,7 @@ from ..context import ToolContext
 from .base_tool import BaseTool
 from .base_toolset import BaseToolset
 from .exit_loop import exit_loop
-from .function_tool import FunctionTool, LongRunningFunctionTool, ToolArgumentsError
+from .function_tool import FunctionTool, LongRunningFunctionTool, ToolArgumentsError, idempotent
 
 __all__ = [
     "BaseTool",
@@ -14,4 +14,5 @@ __all__ = [
     "ToolArgumentsError",
     "ToolContext",
     "exit_loop",
+    "idempotent",
 ]

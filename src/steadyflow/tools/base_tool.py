@@ -19,9 +19,15 @@ class BaseTool(ABC):
         description: what it does, for the model.
         is_long_running: the call starts work that finishes later; the turn
             does not wait for it (its id goes in ``long_running_tool_ids``).
+        is_idempotent: running the call twice does no more than running it
+            once (it deduplicates on ``tool_context.idempotency_key``, or has
+            no side effects), so a resumed invocation may run again a call
+            that was in flight when its process died. False: such a call is
+            not run again; the model is told its outcome is unknown.
     """
 
     is_long_running: bool = False
+    is_idempotent: bool = False
 
     def __init__(self, *, name: str, description: str = "") -> None:
         if not name.isidentifier():

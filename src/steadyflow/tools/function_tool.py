@@ -20,7 +20,7 @@ from ..errors import ConfigurationError
 from ..types import FunctionDeclaration
 from .base_tool import BaseTool
 
-__all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentsError"]
+__all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentsError", "idempotent"]
 
 _CONTEXT_PARAM = "tool_context"
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -70,11 +70,19 @@ class FunctionTool(BaseTool):
     Sync functions run on the event loop thread: keep them quick, or make
     them async. A non-dict return value reaches the model as
     ``{"result": value}``; pydantic models are dumped to dicts.
+    ``idempotent=True`` lets a resumed invocation run again a call that was
+    in flight when its process died (see ``BaseTool.is_idempotent``).
     """
 
     def __init__(
-        self, func: Callable[..., Any], *, name: str | None = None, description: str | None = None
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        idempotent: bool = False,
     ) -> None:
+        self.is_idempotent = idempotent
         doc_summary, arg_docs = _split_docstring(func.__doc__ or "")
         super().__init__(
             name=name or str(getattr(func, "__name__", type(func).__name__)),
@@ -154,12 +162,29 @@ class LongRunningFunctionTool(FunctionTool):
     is_long_running = True
 
     def __init__(
-        self, func: Callable[..., Any], *, name: str | None = None, description: str | None = None
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        idempotent: bool = False,
     ) -> None:
-        super().__init__(func, name=name, description=description)
+        super().__init__(func, name=name, description=description, idempotent=idempotent)
         note = (
             "NOTE: this is a long-running operation. Do not call it again if it "
             "has already returned a status."
         )
         self.description = f"{self.description}\n\n{note}".strip()
         self._declaration = self._declaration.model_copy(update={"description": self.description})
+
+
+def idempotent(func: Callable[..., Any]) -> FunctionTool:
+    """Decorator: ``func`` as a ``FunctionTool(func, idempotent=True)``.
+
+    Use it on a plain function passed in ``LlmAgent(tools=[...])`` whose
+    calls may safely run again after a crash::
+
+        @idempotent
+        def refund(order_id: str, tool_context: ToolContext) -> dict: ...
+    """
+    return FunctionTool(func, idempotent=True)

@@ -1,0 +1,163 @@
+"""``RecordKeeper``: the one object that writes a running invocation's record.
+
+Every write goes through it, so the record in memory and the stored one
+move together, one conditional write at a time:
+
+- each stored event is committed together with the record (calls used so
+  far, the lease pushed forward): no extra durable write per step;
+- before a batch of tool calls runs, one write marks them started; in a
+  parallel batch each call's result is written the moment it completes (a
+  single call's result is stored by the response event that follows at
+  once); the response event then drops the entries it answers;
+- when the invocation ends, the record is closed with its status and trace.
+
+It is also the invocation's ``ToolJournal``: on a resume it tells tool
+dispatch which calls already have an outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .._tool_journal import KnownOutcome
+from ..context import LlmCallBudget
+from ..events import Event
+from ..sessions.base import BaseSessionService, Session
+from ..sessions.invocations import InvocationRecord
+from ..tracing._schema import InvocationTrace
+from ..types import FunctionCall
+from ._records import finish_record
+
+__all__ = ["INTERRUPTED_RESPONSE", "RecordKeeper"]
+
+logger = logging.getLogger("steadyflow.durable")
+
+INTERRUPTED_RESPONSE = {
+    "error": (
+        "interrupted: the run was stopped while this tool call was running, so its "
+        "outcome is unknown (it may or may not have taken effect); check before "
+        "calling it again, or ask the user"
+    ),
+    "outcome": "unknown",
+}
+"""What the model gets for a non-idempotent call that was in flight at a crash."""
+
+_STARTED, _DONE = "started", "done"
+
+
+class RecordKeeper:
+    """Writes one invocation's record; see the module docstring.
+
+    Args:
+        service: the session store.
+        record: the record (new, revision 0, or claimed by a resume).
+        budget: the invocation's call budget (its count is stored with each write).
+        lease_seconds: how far each write pushes the lease.
+        clock: wall-clock seconds (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        service: BaseSessionService,
+        record: InvocationRecord,
+        budget: LlmCallBudget,
+        lease_seconds: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.service, self.record, self.budget = service, record, budget
+        self._lease, self._clock = lease_seconds, clock
+        self._lock = asyncio.Lock()  # parallel tool results write one at a time
+
+    def _refresh(self) -> None:
+        self.record.llm_calls = self.budget.count
+        self.record.lease_expires_at = self._clock() + self._lease
+
+    async def start(self, session: Session, user_event: Event | None) -> None:
+        """Store the new record, with the user's message in the same commit when there is one."""
+        self._refresh()
+        if user_event is None:
+            await self.service.create_invocation(self.record)
+        else:
+            await self.service.append_event_and_record(session, user_event, self.record)
+
+    async def append(self, session: Session, event: Event) -> Event:
+        """Store ``event`` and the record in one commit; returns the event as stored."""
+        async with self._lock:
+            answered = {r.id for r in event.get_function_responses() if r.id}
+            journal = self.record.journal
+            for call_id in answered & journal.keys():
+                del journal[call_id]
+            self._refresh()
+            return await self.service.append_event_and_record(session, event, self.record)
+
+    async def _write(self) -> None:
+        self._refresh()
+        await self.service.update_invocation(self.record)
+
+    async def begin(self, calls: list[FunctionCall]) -> None:
+        """Mark the calls that have no entry yet as started (one write)."""
+        async with self._lock:
+            journal = self.record.journal
+            fresh = [c.id for c in calls if c.id and c.id not in journal]
+            if not fresh:
+                return
+            for call_id in fresh:
+                journal[call_id] = {"state": _STARTED}
+            await self._write()
+
+    def known(self, call: FunctionCall, *, idempotent: bool) -> KnownOutcome | None:
+        """A finished call's stored result; an interrupted response for one cut short."""
+        entry = self.record.journal.get(call.id or "")
+        if entry is None:
+            return None
+        if entry.get("state") == _DONE:
+            return KnownOutcome(dict(entry["response"]), dict(entry.get("state_delta") or {}))
+        if entry.get("resumed") and not idempotent:
+            return KnownOutcome(dict(INTERRUPTED_RESPONSE), {})
+        return None  # started in this run (a sibling), or idempotent: run it
+
+    async def finished(
+        self,
+        call: FunctionCall,
+        response: dict[str, Any],
+        state_delta: dict[str, Any],
+        *,
+        batch_size: int,
+    ) -> None:
+        """Journal a parallel call's result at once (a single call's goes with its event)."""
+        if batch_size <= 1 or not call.id:
+            return
+        async with self._lock:
+            entry = {"state": _DONE, "response": response, "state_delta": state_delta}
+            self.record.journal[call.id] = entry
+            await self._write()
+
+    def mark_resumed(self) -> None:
+        """Entries still ``started`` were cut short by the crash (not by this run)."""
+        for entry in self.record.journal.values():
+            if entry.get("state") == _STARTED:
+                entry["resumed"] = True
+
+    async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
+        """Close the record (status, calls, trace); a refused write only logs."""
+        async with self._lock:
+            finish_record(
+                self.record,
+                trace=trace,
+                error=error,
+                llm_calls=self.budget.count,
+                now=self._clock(),
+            )
+            try:
+                await self.service.update_invocation(self.record)
+            except Exception as store_error:
+                logger.warning(
+                    "could not store the record of invocation %s: %s: %s",
+                    self.record.id,
+                    type(store_error).__name__,
+                    store_error,
+                )

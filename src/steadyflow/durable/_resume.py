@@ -1,0 +1,187 @@
+"""Resuming an invocation: which one, whether it may be taken, and where it stands.
+
+``claim`` picks the invocation (the one named, else the session's latest
+unfinished one), refuses what must not be taken (a finished one, one
+waiting for a person, one whose owner is alive and whose lease holds), and
+takes it with a write conditional on the record's revision: of two
+processes resuming at once, exactly one succeeds; the other gets
+``StaleInvocationError``.
+
+``resume_point`` reads where the turn stands from the session's stored
+events alone (what was committed): a model call comes next (after the
+user's message or a tool response event), or the last model event's tool
+calls still need their response event, or the turn had already answered.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from .._aio import aclose
+from ..agents.base_agent import BaseAgent
+from ..agents.llm_agent import LlmAgent
+from ..context import InvocationContext
+from ..errors import NothingToResumeError
+from ..events import Event
+from ..flows.functions import execute_function_calls
+from ..sessions.base import BaseSessionService, Session
+from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
+from ..types import Content, FunctionCall
+from ._records import current_owner
+
+__all__ = ["ResumePoint", "claim", "owner_alive", "resume_point", "resumed_events"]
+
+
+def owner_alive(owner: InvocationOwner | None) -> bool:
+    """Whether ``owner``'s process may still be running (only a same-host pid can be checked)."""
+    if owner is None:
+        return False
+    if owner.host != socket.gethostname():
+        return True  # another host: only its lease can tell
+    if owner.pid == os.getpid():
+        return owner == current_owner()
+    try:
+        os.kill(owner.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def is_free(record: InvocationRecord, now: float) -> bool:
+    """Whether a non-final record may be taken: interrupted, or its owner gone or lease over."""
+    if record.status is InvocationStatus.INTERRUPTED:
+        return True
+    if record.status is not InvocationStatus.RUNNING:
+        return False
+    lease = record.lease_expires_at
+    return lease is None or lease <= now or not owner_alive(record.owner)
+
+
+def _pick(
+    records: list[InvocationRecord], invocation_id: str | None, session_id: str
+) -> InvocationRecord:
+    if invocation_id is not None:
+        for record in records:
+            if record.id == invocation_id:
+                return record
+        raise NothingToResumeError(f"session {session_id!r} has no invocation {invocation_id!r}")
+    unfinished = [r for r in records if not r.status.is_final]
+    if not unfinished:
+        latest = f" (the latest is {records[-1].status.value})" if records else ""
+        raise NothingToResumeError(f"session {session_id!r} has no unfinished invocation{latest}")
+    return unfinished[-1]
+
+
+async def claim(
+    service: BaseSessionService,
+    session: Session,
+    invocation_id: str | None,
+    *,
+    now: float,
+    lease_seconds: float,
+) -> InvocationRecord:
+    """Take the invocation to resume (see the module docstring).
+
+    Raises:
+        NothingToResumeError: none to resume, or it may not be taken.
+        StaleInvocationError: another process took it first.
+    """
+    records = await service.list_invocations(
+        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+    )
+    record = _pick(records, invocation_id, session.id)
+    if record.status.is_final:
+        raise NothingToResumeError(f"invocation {record.id!r} is {record.status.value}")
+    if record.status is InvocationStatus.WAITING:
+        raise NothingToResumeError(
+            f"invocation {record.id!r} is waiting for a confirmation; answer it with a "
+            "FunctionResponse for the requested call as run_async's new_message"
+        )
+    if not is_free(record, now):
+        raise NothingToResumeError(
+            f"invocation {record.id!r} is running in process {record.owner} (lease until "
+            f"{record.lease_expires_at}); a live invocation is never taken over"
+        )
+    record.status, record.owner = InvocationStatus.RUNNING, current_owner()
+    record.lease_expires_at = now + lease_seconds
+    record.resume_count += 1
+    record.ended_at = record.error_type = record.error_message = None
+    await service.update_invocation(record)
+    return record
+
+
+@dataclass
+class ResumePoint:
+    """Where a resumed turn stands, read from its stored events.
+
+    Attributes:
+        agent_name: the agent that continues (None: the record's).
+        user_content: the message that started the invocation.
+        pending_calls: the last model event's calls still without a response event.
+        answered: the stored events already end the turn.
+        model_next: a model call comes next (one may have been in flight at the crash).
+    """
+
+    agent_name: str | None = None
+    user_content: Content | None = None
+    pending_calls: list[FunctionCall] = field(default_factory=list)
+    answered: bool = False
+    model_next: bool = False
+
+
+def resume_point(events: list[Event], invocation_id: str) -> ResumePoint:
+    """Where invocation ``invocation_id`` stands in ``events`` (see the module docstring)."""
+    own = [e for e in events if e.invocation_id == invocation_id]
+    point = ResumePoint()
+    users = [e for e in own if e.author == "user"]
+    point.user_content = users[0].content if users else None
+    agents = [e for e in own if e.author != "user"]
+    if not agents:
+        point.model_next = True
+        return point
+    last = agents[-1]
+    point.agent_name = last.actions.transfer_to_agent or last.author
+    waiting = set(last.long_running_tool_ids or [])
+    calls = [c for c in last.get_function_calls() if c.id not in waiting]
+    if calls:
+        point.pending_calls = calls
+    elif last.get_function_calls():  # only long-running calls: the turn handed them out
+        point.answered = True
+    elif last.get_function_responses() and not last.is_final_response():
+        point.model_next = not last.actions.end_invocation
+        point.answered = last.actions.end_invocation
+    else:
+        point.answered = last.is_final_response() or last.actions.end_invocation
+        point.model_next = not point.answered
+    return point
+
+
+async def resumed_events(
+    agent: BaseAgent, ctx: InvocationContext, point: ResumePoint
+) -> AsyncIterator[Event]:
+    """The rest of the turn from ``point``: pending tool calls first, then the agent's steps."""
+    if point.answered:
+        return
+    if point.pending_calls and isinstance(agent, LlmAgent):
+        tools = agent.flow.tools_for(agent)
+        event = await execute_function_calls(agent, ctx, point.pending_calls, tools)
+        if event is None:
+            return
+        yield event
+        if event.is_final_response() or event.actions.end_invocation:
+            return
+        target = event.actions.transfer_to_agent
+        if target:
+            agent = agent.root_agent.find_agent(target) or agent
+            ctx = ctx.for_agent(agent)
+    events = agent.run_async(ctx)
+    try:
+        async for event in events:
+            yield event
+    finally:
+        await aclose(events)
