@@ -69,6 +69,11 @@ class McpTool(BaseTool):
         return hints is not None and bool(hints.read_only_hint or hints.idempotent_hint)
 
     @property
+    def is_idempotent(self) -> bool:  # type: ignore[override]
+        """What a durable resume asks (``BaseTool.is_idempotent``): the server's hints."""
+        return self.idempotent
+
+    @property
     def destructive(self) -> bool:
         """True when the server marks the tool ``destructiveHint`` (and not read-only)."""
         hints = self.mcp_tool.annotations
