@@ -29,7 +29,7 @@ def _is_secret(name: str) -> bool:
 
 
 def _redact_query(query: str) -> str:
-    pairs = []
+    pairs: list[str] = []
     for pair in query.split("&"):
         name, eq, _ = pair.partition("=")
         pairs.append(f"{name}={MASK}" if eq and _is_secret(name) else pair)

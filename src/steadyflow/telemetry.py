@@ -46,9 +46,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _otel
 from ._otel import TRACER_NAME
@@ -159,7 +159,7 @@ def start_span(
 
 
 @contextmanager
-def activate(span: Span) -> Iterator[None]:
+def activate(span: Span) -> Generator[None, None, None]:
     """Make ``span`` current for the body; a no-op for invalid (no-SDK) spans.
 
     Use it only around code that does not yield out of a generator.
@@ -344,5 +344,5 @@ def _jsonable(value: Any) -> Any:
     if dump is not None:
         return dump(mode="json", exclude_none=True)
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [_jsonable(item) for item in value]
+        return [_jsonable(item) for item in cast("Sequence[object]", value)]
     return value

@@ -150,7 +150,7 @@ class LlmAgent(BaseAgent):
         self.tools_by_name = _by_name(name, self.tools)
         self.disallow_transfer_to_parent = disallow_transfer_to_parent
         self.disallow_transfer_to_peers = disallow_transfer_to_peers
-        self.include_contents = include_contents
+        self.include_contents: Literal["default", "none"] = include_contents
         self.history = history
         self.output_schema = output_schema
         self.output_key = output_key
@@ -240,8 +240,10 @@ class LlmAgent(BaseAgent):
             targets.extend(peer for peer in parent.sub_agents if peer is not self)
         return targets
 
+    # An LlmAgent is a FlowAgent (mypy agrees); pyright does not match a
+    # ``cached_property`` (``flow``, ``output_json_schema``) to a Protocol's property.
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        return self.flow.run_async(self, ctx)
+        return self.flow.run_async(self, ctx)  # pyright: ignore[reportArgumentType]
 
     def _run_live_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        return run_live(self.flow, self, ctx)
+        return run_live(self.flow, self, ctx)  # pyright: ignore[reportArgumentType]

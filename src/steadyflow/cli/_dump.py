@@ -60,7 +60,8 @@ async def dump_request(
         )
         try:
             with user_errors():
-                request = await agent.flow.preprocess(agent, ctx)
+                # pyright: a cached_property does not match FlowAgent's property (mypy agrees).
+                request = await agent.flow.preprocess(agent, ctx)  # pyright: ignore[reportArgumentType]
         except ImportError as error:
             raise CliError(str(error)) from error
     text = request.model_dump_json(indent=2)

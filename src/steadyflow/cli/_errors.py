@@ -10,7 +10,7 @@ traceback only under ``--debug``.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from rich.markup import escape
@@ -38,7 +38,7 @@ class CliError(Exception):
 
 
 @contextmanager
-def user_errors() -> Iterator[None]:
+def user_errors() -> Generator[None, None, None]:
     """Turn the library's configuration errors into ``CliError``."""
     try:
         yield

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Collection, Iterator
+from collections.abc import AsyncIterator, Collection, Generator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -110,7 +110,7 @@ class LiveReporter:
         self.console.print(text)
 
     @contextmanager
-    def retry_logs(self) -> Iterator[None]:
+    def retry_logs(self) -> Generator[None, None, None]:
         """Follow the retry loop's log for waits, instead of printing its raw records."""
         logger = logging.getLogger("steadyflow.retry")
         handler = _RetryLogHandler(self)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
 from .._redact import redact_url
@@ -51,7 +51,7 @@ def shown_url(url: str) -> str:
 
 
 @asynccontextmanager
-async def open_store(url: str) -> AsyncIterator[BaseSessionService]:
+async def open_store(url: str) -> AsyncGenerator[BaseSessionService, None]:
     """The store at ``url``, checked to answer; closed on exit.
 
     Raises:

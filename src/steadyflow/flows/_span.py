@@ -7,7 +7,7 @@ run ends, the trace counts the run's steps onto it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from .. import telemetry
@@ -17,7 +17,7 @@ __all__ = ["agent_span"]
 
 
 @contextmanager
-def agent_span(agent_name: str, ctx: InvocationContext) -> Iterator[InvocationContext]:
+def agent_span(agent_name: str, ctx: InvocationContext) -> Generator[InvocationContext, None, None]:
     """A context for ``agent_name``'s run whose spans go under its new ``invoke_agent`` span."""
     span = telemetry.start_agent_span(
         agent_name,

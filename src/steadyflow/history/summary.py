@@ -10,7 +10,7 @@ summary never shows up as something an agent "said".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..events import Event
 from ..types import Content, Part, UsageMetadata
@@ -32,7 +32,7 @@ def summary_through(event: Event) -> str | None:
     marker = event.custom_metadata.get(SUMMARY_KEY)
     if not isinstance(marker, dict):
         return None
-    through = marker.get("through_event_id")
+    through = cast("dict[str, object]", marker).get("through_event_id")
     return through if isinstance(through, str) and through else None
 
 

@@ -80,7 +80,7 @@ def usage_from(usage: Mapping[str, Any] | None) -> UsageMetadata | None:
     written = usage.get("cache_creation_input_tokens")
     inputs = (usage.get("input_tokens") or 0) + (cached or 0) + (written or 0)
     outputs = usage.get("output_tokens") or 0
-    details = usage.get("output_tokens_details") or {}
+    details: Mapping[str, Any] = usage.get("output_tokens_details") or {}
     return UsageMetadata(
         input_tokens=inputs,
         output_tokens=outputs,
@@ -115,7 +115,8 @@ class Answer:
 def _part(block: Mapping[str, Any], issuer: ProviderData) -> Part | None:
     kind = block.get("type")
     if kind == "text" and block.get("text"):
-        citations = [citation_from(c) for c in block.get("citations") or []]
+        raw_citations: list[Any] = block.get("citations") or []
+        citations = [citation_from(c) for c in raw_citations]
         return Part(text=block["text"], citations=citations or None)
     if kind == "thinking":
         signature = block.get("signature")

@@ -43,7 +43,7 @@ def _delta(block: dict[str, Any], delta: Any, json_parts: list[str]) -> Part | N
     elif kind == "signature_delta":
         block["signature"] = (block.get("signature") or "") + delta.signature
     elif kind == "citations_delta":
-        citations = block.get("citations") or []
+        citations: list[Any] = block.get("citations") or []
         block["citations"] = [*citations, delta.citation.model_dump()]
     return None
 

@@ -114,7 +114,8 @@ def messages_from(contents: list[Content], model: str) -> list[dict[str, Any]]:
             messages.append({"role": role, "content": blocks})
     for message in messages:
         if message["role"] == "user":
-            message["content"].sort(key=lambda b: b["type"] != "tool_result")
+            blocks_in: list[dict[str, Any]] = message["content"]
+            blocks_in.sort(key=lambda b: b["type"] != "tool_result")
     return messages
 
 
@@ -165,7 +166,7 @@ def _sampling(config: GenerateContentConfig, thinking: bool) -> dict[str, Any]:
     }
     if not thinking:
         return sampling
-    problems = []
+    problems: list[str] = []
     if sampling.get("temperature", 1) != 1:
         problems.append(f"temperature={sampling['temperature']} (only 1)")
     if not 0.95 <= sampling.get("top_p", 1) <= 1:

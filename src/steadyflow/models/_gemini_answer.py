@@ -130,9 +130,8 @@ async def aggregate(chunks: Any, model: str) -> AsyncIterator[LlmResponse]:
         seen.append(chunk)
         candidate = chunk.candidates[0] if chunk.candidates else None
         content = candidate.content if candidate is not None else None
-        text = "".join(
-            p.text for p in (content.parts if content else None) or [] if p.text and not p.thought
-        )
+        parts: list[gt.Part] = (content.parts if content else None) or []
+        text = "".join(p.text for p in parts if p.text and not p.thought)
         if text:
             yield LlmResponse(content=Content.from_text(text, role="model"), partial=True)
     yield complete(seen, model, stream=True)

@@ -21,6 +21,7 @@ import contextvars
 import json
 from typing import Any
 
+from .._json import is_object
 from ..errors import ModelConnectionError, ModelError, ModelResponseError
 from ._http import http_error
 
@@ -82,8 +83,8 @@ class ResponseGuard:
             return None  # the SDK reports a body it cannot read
         except ValueError:
             return None
-        error = body.get("error") if isinstance(body, dict) and "candidates" not in body else None
-        if not isinstance(error, dict):
+        error = body.get("error") if is_object(body) and "candidates" not in body else None
+        if not is_object(error):
             return None
         message = str(error.get("message") or error.get("status") or "")
         code = error.get("code")

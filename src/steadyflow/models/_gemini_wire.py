@@ -16,6 +16,7 @@ from typing import Any
 
 from google.genai import types as gt
 
+from .._json import is_array, is_object
 from ..types import Content, FunctionCall, Part, ProviderData, ThinkingConfig, UsageMetadata
 from ._provider_data import own_parts
 from .llm_request import LlmRequest
@@ -197,12 +198,13 @@ def parts_from(content: gt.Content | None, model: str) -> list[Part]:
     after a function call at times, and it must not be echoed back).
     """
     parts: list[Part] = []
-    for part in (content.parts if content is not None else None) or []:
+    parts_in: list[gt.Part] = (content.parts if content is not None else None) or []
+    for part in parts_in:
         signature = part.thought_signature
         issuer = ProviderData(provider=PROVIDER, model=model) if signature else None
         signed: dict[str, Any] = {"thought_signature": signature, "provider_data": issuer}
-        if part.function_call is not None and part.function_call.name:
-            call = part.function_call
+        call = part.function_call
+        if call is not None and call.name:
             parts.append(
                 Part(
                     function_call=FunctionCall(id=call.id, name=call.name, args=call.args or {}),
@@ -229,13 +231,13 @@ def retry_delay(body: Any) -> float | None:
 
     A value that is not a finite, non-negative duration counts as absent.
     """
-    error = body.get("error", body) if isinstance(body, dict) else None
-    details = error.get("details") if isinstance(error, dict) else None
-    for detail in details if isinstance(details, list) else []:
-        if not isinstance(detail, dict) or not str(detail.get("@type", "")).endswith("RetryInfo"):
+    error = body.get("error", body) if is_object(body) else None
+    details = error.get("details") if is_object(error) else None
+    for detail in details if is_array(details) else []:
+        if not is_object(detail) or not str(detail.get("@type", "")).endswith("RetryInfo"):
             continue
         delay = detail.get("retryDelay")
-        if isinstance(delay, dict):
+        if is_object(delay):
             return _seconds(delay.get("seconds", 0), delay.get("nanos", 0))
         match = _DURATION.fullmatch(str(delay))
         if match:
@@ -244,7 +246,7 @@ def retry_delay(body: Any) -> float | None:
 
 
 def _seconds(seconds: Any, nanos: Any) -> float | None:
-    numbers = []
+    numbers: list[float] = []
     for value in (seconds, nanos):
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             return None

@@ -19,6 +19,7 @@ import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping
 from typing import Any, Generic, TypeVar
 
+from .._json import is_object
 from ..errors import (
     ConfigurationError,
     ModelConnectionError,
@@ -268,7 +269,7 @@ def parse_arguments(raw: str | None) -> dict[str, Any] | None:
         value = json.loads(raw)
     except json.JSONDecodeError:
         return None
-    return value if isinstance(value, dict) else None
+    return value if is_object(value) else None
 
 
 def finish_fields(reason: str | None, has_content: bool) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from .._json import is_object
 from ..errors import ModelConnectionError
 from ..types import Content, UsageMetadata
 from ._openai_wire import assemble, usage_from
@@ -47,7 +48,8 @@ class _Answer:
 
     def read_delta(self, delta: Any) -> None:
         self.refusal.append(getattr(delta, "refusal", None) or "")
-        for tool_call in delta.tool_calls or []:
+        tool_calls: list[Any] = delta.tool_calls or []
+        for tool_call in tool_calls:
             slot = self.calls.setdefault(tool_call.index, [None, "", ""])
             slot[0] = tool_call.id or slot[0]
             if tool_call.function is not None:
@@ -70,7 +72,7 @@ class _Answer:
 
 def _groq_usage(chunk: Any) -> Any:
     extra = getattr(chunk, "x_groq", None)
-    return extra.get("usage") if isinstance(extra, dict) else getattr(extra, "usage", None)
+    return extra.get("usage") if is_object(extra) else getattr(extra, "usage", None)
 
 
 async def aggregate(
@@ -84,7 +86,8 @@ async def aggregate(
     answer = _Answer()
     async for chunk in chunks:
         answer.read_envelope(chunk)
-        for choice in (chunk.choices or [])[:1]:
+        choices: list[Any] = chunk.choices or []
+        for choice in choices[:1]:
             delta = choice.delta
             if delta.content:
                 answer.text.append(delta.content)

@@ -18,6 +18,7 @@ import base64
 import json
 from typing import Any
 
+from .._json import is_object
 from ..errors import ConfigurationError
 from ..types import Content, FunctionCall, GenerateContentConfig, Part, UsageMetadata
 from ._http import finish_fields, parse_arguments
@@ -175,7 +176,7 @@ def build_params(
 
 def _field(obj: Any, name: str) -> Any:
     """``obj.name`` for an SDK object, ``obj[name]`` for a raw dict (Groq's ``x_groq``)."""
-    if isinstance(obj, dict):
+    if is_object(obj):
         return obj.get(name)
     return getattr(obj, name, None)
 
@@ -255,9 +256,10 @@ def response_from_message(completion: Any) -> LlmResponse:
         )
     choice = completion.choices[0]
     message = choice.message
+    tool_calls: list[Any] = message.tool_calls or []
     calls = [
         (tc.id, tc.function.name, tc.function.arguments)
-        for tc in (message.tool_calls or [])
+        for tc in tool_calls
         if getattr(tc, "function", None) is not None
     ]
     return assemble(

@@ -215,7 +215,8 @@ def usage_from(usage: Any) -> UsageMetadata | None:
 
 def reasoning_part(item: Any, model: str) -> Part:
     """A thought part for a reasoning item, carrying what the model needs back."""
-    summary = [s.text for s in item.summary or []]
+    pieces: list[Any] = item.summary or []
+    summary: list[str] = [s.text for s in pieces]
     data: dict[str, Any] = {"id": item.id, "encrypted_content": item.encrypted_content}
     if len(summary) > 1:
         data["summary"] = summary  # the joined text alone cannot give the pieces back
@@ -241,11 +242,13 @@ def _citation(annotation: Any, text: str) -> Citation:
 
 def _message_parts(item: Any, refusals: list[str]) -> list[Part]:
     parts: list[Part] = []
-    for piece in item.content or []:
+    pieces: list[Any] = item.content or []
+    for piece in pieces:
         if piece.type == "refusal":
             refusals.append(piece.refusal)
         elif piece.type == "output_text" and piece.text:
-            cites = [_citation(a, piece.text) for a in piece.annotations or []]
+            annotations: list[Any] = piece.annotations or []
+            cites = [_citation(a, piece.text) for a in annotations]
             parts.append(Part(text=piece.text, citations=cites or None))
     return parts
 

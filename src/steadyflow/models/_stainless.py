@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
+from .._json import is_object
 from ..errors import (
     ModelConnectionError,
     ModelError,
@@ -88,7 +89,7 @@ class StainlessSdk(Generic[ClientT]):
     client: Callable[..., ClientT]
     http_client: Callable[..., Any]
     errors: SdkErrors
-    options: Mapping[str, object] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict[str, object])
 
 
 class StainlessLlm(BaseLlm, Generic[ClientT]):
@@ -152,7 +153,7 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
         await self._clients.aclose()
 
     @contextlib.contextmanager
-    def _map_errors(self) -> Iterator[None]:
+    def _map_errors(self) -> Generator[None, None, None]:
         """The one place where the SDK's exceptions become the project's own.
 
         The key is scrubbed from the SDK exception (kept as ``__cause__``) and
@@ -234,8 +235,8 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
 
         Without an ``error`` object it is an unusable answer, kept as the body.
         """
-        error = body.get("error") if isinstance(body, dict) else None
-        if isinstance(error, dict):
+        error = body.get("error") if is_object(body) else None
+        if is_object(error):
             raise self._in_stream_error(body, headers, str(error.get("message", "")))
         shown = repr(body)[:400]
         raise ModelResponseError(

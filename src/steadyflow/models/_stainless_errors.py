@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from .._json import is_mapping
 
 __all__ = [
     "STREAM_ERROR_STATUS",
@@ -87,8 +89,8 @@ def stream_error_status(body: object) -> int:
     ``type`` or ``code`` string by ``STREAM_ERROR_STATUS``; 500 when it says
     neither (the server failed mid-answer).
     """
-    objects = [body] if isinstance(body, Mapping) else []
-    if objects and isinstance(inner := objects[0].get("error"), Mapping):
+    objects: list[Mapping[str, Any]] = [body] if is_mapping(body) else []
+    if objects and is_mapping(inner := objects[0].get("error")):
         objects.insert(0, inner)
     for obj in objects:
         for key in _STATUS_KEYS:
@@ -108,9 +110,10 @@ def stream_error_status(body: object) -> int:
 def error_detail(error: StatusError) -> str:
     """The provider's message in a status error's body (``error.message``), else the SDK's."""
     body = error.body
-    if isinstance(body, Mapping):
+    if is_mapping(body):
         inner = body.get("error")
-        for obj in (body, inner if isinstance(inner, Mapping) else {}):
+        objects: tuple[Mapping[str, Any], ...] = (body, inner) if is_mapping(inner) else (body,)
+        for obj in objects:
             message = obj.get("message")
             if isinstance(message, str) and message:
                 return message

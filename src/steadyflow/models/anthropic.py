@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     import anthropic as sdk
@@ -19,6 +19,9 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     from ._http import install_hint
 
     raise ImportError(install_hint("anthropic", "anthropic", "Anthropic")) from exc
+
+if TYPE_CHECKING:
+    from anthropic.types import Message
 
 from ..types import Content
 from ._anthropic_answer import Answer, response_from
@@ -100,7 +103,10 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
         params = build_params(request, self.model)
         with self._map_errors():
             if not stream:
-                message = await self._whole_body(client.messages.create(**params))
+                # No ``stream`` in ``params``: a whole message (the SDK's overloads
+                # cannot tell from a dict).
+                whole = cast("Awaitable[Message]", client.messages.create(**params))
+                message = await self._whole_body(whole)
                 yield response_from(self._answer_of(message), self.provider, self.model)
                 return
             events = await client.messages.create(**params, stream=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Collection, Generator, Mapping
 from typing import Any
 
 try:
@@ -121,13 +121,15 @@ class Gemini(BaseLlm):
         chunks: Any = None
         try:
             with self._map_errors(stream):
+                # google-genai's ``contents`` union names ``PIL.Image``, unknown
+                # without Pillow installed: its stubs, not this call, are partly unknown.
                 if not stream:
-                    answer = await models.generate_content(
+                    answer = await models.generate_content(  # pyright: ignore[reportUnknownMemberType]
                         model=self.model, contents=contents, config=config
                     )
                     yield complete([answer], self.model, stream=False)
                     return
-                chunks = await models.generate_content_stream(
+                chunks = await models.generate_content_stream(  # pyright: ignore[reportUnknownMemberType]
                     model=self.model, contents=contents, config=config
                 )
                 async for response in aggregate(chunks, self.model):
@@ -140,7 +142,7 @@ class Gemini(BaseLlm):
                 await chunks.aclose()
 
     @contextlib.contextmanager
-    def _map_errors(self, stream: bool) -> Iterator[None]:
+    def _map_errors(self, stream: bool) -> Generator[None, None, None]:
         """The one place where SDK exceptions become the project's own.
 
         An SSE event cut short (the stream ended inside it) is a broken
@@ -151,11 +153,12 @@ class Gemini(BaseLlm):
             yield
         except sdk_errors.APIError as exc:
             scrub_exception(exc, secret)
-            headers = getattr(exc.response, "headers", None)
-            hint = retry_delay(exc.details)
+            body = _details(exc)
+            headers = getattr(_response(exc), "headers", None)
+            hint = retry_delay(body)
             detail = redact(exc.message or exc.status or "", secret)
             status = exc.code if isinstance(exc.code, int) and exc.code >= 400 else 500
-            raise http_error(name, model, status, headers, exc.details, detail, hint) from exc
+            raise http_error(name, model, status, headers, body, detail, hint) from exc
         except Exception as exc:
             if stream and _cut_event(exc):
                 raise ModelConnectionError(
@@ -186,7 +189,7 @@ class Gemini(BaseLlm):
     def retry_after(self, error: BaseException) -> float | None:
         """``RetryInfo.retryDelay`` from the error body, else the base rule (headers)."""
         if isinstance(error, sdk_errors.APIError):
-            hint = retry_delay(error.details)
+            hint = retry_delay(_details(error))
             if hint is not None:
                 return hint
         return super().retry_after(error)
@@ -200,3 +203,16 @@ def _cut_event(error: Exception) -> bool:
 
 async def _close_client(client: Any) -> None:
     await client.aio.aclose()
+
+
+# google-genai assigns ``APIError.details`` and ``.response`` without declaring
+# them (their inferred types name classes of HTTP libraries not installed here),
+# so a strict checker reads them as partly unknown: these two say what they are.
+def _details(error: sdk_errors.APIError) -> Any:
+    """The error's decoded JSON body."""
+    return error.details  # pyright: ignore[reportUnknownMemberType]
+
+
+def _response(error: sdk_errors.APIError) -> object:
+    """The HTTP response the error came with (or ``None``)."""
+    return error.response  # pyright: ignore[reportUnknownMemberType]

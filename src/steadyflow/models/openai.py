@@ -11,9 +11,9 @@ policy is the only layer that retries, so every attempt is counted.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     import openai as sdk
@@ -21,6 +21,9 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     from ._http import install_hint
 
     raise ImportError(install_hint("openai", "openai", "OpenAI")) from exc
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletion
 
 from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
@@ -123,7 +126,10 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
         params = build_params(request, self.model, self._max_tokens_name(), self.provider)
         with self._map_errors():
             if not stream:
-                completion = await self._whole_body(client.chat.completions.create(**params))
+                # With the parameters as a dict the SDK's overloads cannot tell a
+                # streamed call from a whole one: this one is whole (no ``stream``).
+                whole = cast("Awaitable[ChatCompletion]", client.chat.completions.create(**params))
+                completion = await self._whole_body(whole)
                 self._check_completion(completion)
                 yield response_from_message(completion)
                 return
@@ -136,7 +142,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
             finally:
                 await chunks.close()
 
-    def _check_completion(self, completion: sdk.types.chat.ChatCompletion) -> None:
+    def _check_completion(self, completion: ChatCompletion) -> None:
         """Raise for a 200 answer that is an error payload, or no chat completion at all."""
         if getattr(completion, "error", None) is not None or completion.choices is None:
             self._raise_payload(completion.model_dump(exclude_none=True), {}, "a chat completion")

@@ -20,7 +20,7 @@ nothing is stored).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     import openai as sdk
@@ -28,6 +28,9 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     from ._http import install_hint
 
     raise ImportError(install_hint("openai", "openai", "OpenAIResponses")) from exc
+
+if TYPE_CHECKING:
+    from openai.types.responses import Response
 
 from ..errors import ModelConnectionError, ModelHTTPError
 from ..types import Content, Part
@@ -103,7 +106,9 @@ class OpenAIResponses(StainlessLlm[sdk.AsyncOpenAI]):
         client = self._clients.get()
         with self._map_errors():
             if not stream:
-                response = await client.responses.create(**params)
+                # No ``stream`` in ``params``: a whole response (the SDK's overloads
+                # cannot tell from a dict).
+                response = cast("Response", await client.responses.create(**params))
                 if response.status == "failed":
                     raise self._failure(response.error)
                 yield response_from(response, self.model)

@@ -44,6 +44,7 @@ class AttemptObserver(Protocol):
         Returns ``responses`` (the provider's) as the loop should read them,
         e.g. with the attempt's span current while each is awaited.
         """
+        ...
 
     def response_received(self, response: LlmResponse) -> None:
         """The attempt yields ``response`` to the flow (the complete one ends it)."""

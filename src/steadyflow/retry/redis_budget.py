@@ -44,7 +44,8 @@ INSTALL_HINT = "Redis-backed budgets need the redis package: pip install 'steady
 
 def _import_redis() -> Any:
     try:
-        import redis.asyncio
+        # Loads ``redis.asyncio`` onto the package returned below.
+        import redis.asyncio  # pyright: ignore[reportUnusedImport]
     except ImportError as exc:
         raise ImportError(INSTALL_HINT) from exc
     return redis

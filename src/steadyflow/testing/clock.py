@@ -12,7 +12,7 @@ exact delays with zero real sleeping::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from ..retry.clock import current_clock, set_clock
@@ -83,7 +83,7 @@ def is_testing() -> bool:
 
 
 @contextmanager
-def fake_clock(start: float = 0.0) -> Iterator[FakeClock]:
+def fake_clock(start: float = 0.0) -> Generator[FakeClock, None, None]:
     """Install a fresh ``FakeClock`` for the block, then restore the previous clock."""
     clock = FakeClock(start)
     previous = set_clock(clock)

@@ -15,6 +15,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from .._json import is_array, is_object
 from ..context import ToolContext
 from ..errors import ConfigurationError
 from ..types import FunctionDeclaration
@@ -49,17 +50,18 @@ def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:
         elif section == "args":
             match = _ARG_LINE.match("  " + line if not line.startswith(" ") else line)
             if match and not line.startswith("      "):
-                current = match.group(1)
-                args[current] = match.group(2).strip()
+                name: str = match.group(1)
+                current = name
+                args[name] = match.group(2).strip()
             elif current and stripped:
                 args[current] = f"{args[current]} {stripped}".strip()
     return "\n".join(summary).strip(), args
 
 
 def _strip_titles(schema: Any) -> Any:
-    if isinstance(schema, dict):
+    if is_object(schema):
         return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
-    if isinstance(schema, list):
+    if is_array(schema):
         return [_strip_titles(v) for v in schema]
     return schema
 

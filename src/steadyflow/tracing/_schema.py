@@ -157,8 +157,8 @@ class StepTrace:
     start: float
     end: float | None = None
     model: str | None = None
-    attempts: list[AttemptTrace] = field(default_factory=list)
-    tools: list[ToolTrace] = field(default_factory=list)
+    attempts: list[AttemptTrace] = field(default_factory=list[AttemptTrace])
+    tools: list[ToolTrace] = field(default_factory=list[ToolTrace])
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str | None = None
@@ -220,7 +220,7 @@ class InvocationTrace:
     budget_limit: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    steps: list[StepTrace] = field(default_factory=list)
+    steps: list[StepTrace] = field(default_factory=list[StepTrace])
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON-ready dicts and lists (``None`` fields dropped)."""

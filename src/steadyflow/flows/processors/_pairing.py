@@ -63,7 +63,7 @@ def pair_function_responses(contents: Sequence[Content]) -> list[Content]:
                 latest[response.id] = part
     if not latest:
         return list(contents)
-    newest_ids = set(_response_ids(contents[-1])) & called if contents else set()
+    newest_ids: set[str] = set(_response_ids(contents[-1])) & called if contents else set()
     paired: list[Content] = []
     cut: int | None = None
     for content in contents:

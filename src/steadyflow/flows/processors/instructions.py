@@ -67,7 +67,7 @@ class InstructionsProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Add the filled-in instructions to the system instruction."""
-        texts = []
+        texts: list[str] = []
         for instruction in (agent.global_instruction_of_tree(), agent.instruction):
             if instruction:
                 texts.append(await render_instruction(instruction, ctx, agent.name))

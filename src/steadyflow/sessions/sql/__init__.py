@@ -6,7 +6,7 @@ Needs the ``sql`` extra: ``pip install 'steadyflow[sql]'``.
 from __future__ import annotations
 
 try:
-    import sqlalchemy  # noqa: F401
+    import sqlalchemy  # pyright: ignore[reportUnusedImport]  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         "SqlSessionService needs SQLAlchemy; install it with: pip install 'steadyflow[sql]'"

@@ -42,7 +42,8 @@ def decode_event(text: str) -> Event:
     if '"inline_data"' not in text:
         return Event.model_validate_json(text)  # fast path: nothing to decode by hand
     data = json.loads(text)
-    for part in (data.get("content") or {}).get("parts", []):
+    content: dict[str, Any] = data.get("content") or {}
+    for part in content.get("parts", []):
         blob = part.get("inline_data")
         if blob is not None:
             blob["data"] = base64.urlsafe_b64decode(blob["data"])

@@ -10,7 +10,7 @@ from a connection): a ``ProgrammingError`` is a bug and stays one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, InternalError, OperationalError
@@ -32,7 +32,7 @@ def _reason(error: BaseException) -> str:
 
 
 @contextmanager
-def store_failures(where: str, action: str) -> Iterator[None]:
+def store_failures(where: str, action: str) -> Generator[None, None, None]:
     """Raise ``SessionStoreError(where, action, reason)`` for a failure of the database.
 
     Args:

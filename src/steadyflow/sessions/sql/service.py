@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -320,14 +320,14 @@ class SqlSessionService(BaseSessionService):
         await q.upsert_state(conn, t.user_state, owner, user, now)
 
     @asynccontextmanager
-    async def _read(self, action: str) -> AsyncIterator[AsyncConnection]:
+    async def _read(self, action: str) -> AsyncGenerator[AsyncConnection, None]:
         with store_failures(self.where, action):
             await self._ensure_schema()
             async with self._transaction(write=False) as conn:
                 yield conn
 
     @asynccontextmanager
-    async def _write(self, action: str) -> AsyncIterator[AsyncConnection]:
+    async def _write(self, action: str) -> AsyncGenerator[AsyncConnection, None]:
         """A write transaction: committed whole, or rolled back and ``SessionStoreError``."""
         with store_failures(self.where, action):
             await self._ensure_schema()
@@ -335,7 +335,7 @@ class SqlSessionService(BaseSessionService):
                 yield conn
 
     @asynccontextmanager
-    async def _transaction(self, *, write: bool) -> AsyncIterator[AsyncConnection]:
+    async def _transaction(self, *, write: bool) -> AsyncGenerator[AsyncConnection, None]:
         async with self._engine.connect() as conn:
             if write:
                 await conn.execution_options(**{WRITE: True})

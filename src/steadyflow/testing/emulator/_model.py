@@ -46,7 +46,7 @@ class ToolCall:
     """A function call the emulated model makes. ``id`` is generated when None."""
 
     name: str
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict[str, Any])
     id: str | None = None
 
 
@@ -113,7 +113,7 @@ class ToolSpec:
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = field(default_factory=dict)
+    parameters: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ class Turn:
 
     role: Literal["user", "model"]
     text: str = ""
-    calls: list[ToolCall] = field(default_factory=list)
-    results: list[ToolResult] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list[ToolCall])
+    results: list[ToolResult] = field(default_factory=list[ToolResult])
 
 
 @dataclass
@@ -157,10 +157,10 @@ class EmulatedRequest:
     model: str
     stream: bool
     system: str = ""
-    turns: list[Turn] = field(default_factory=list)
-    tools: list[ToolSpec] = field(default_factory=list)
-    headers: dict[str, str] = field(default_factory=dict)
-    body: dict[str, Any] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list[Turn])
+    tools: list[ToolSpec] = field(default_factory=list[ToolSpec])
+    headers: dict[str, str] = field(default_factory=dict[str, str])
+    body: dict[str, Any] = field(default_factory=dict[str, Any])
     fault: Fault | None = None
 
     @property

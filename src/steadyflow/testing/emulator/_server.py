@@ -16,7 +16,7 @@ import contextlib
 import json
 import logging
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 
 from ._anthropic import AnthropicDialect
 from ._dialect import Dialect, WireError
@@ -193,7 +193,7 @@ class ProviderEmulator:
         await self.close()
 
     @contextlib.contextmanager
-    def running_in_thread(self) -> Iterator[ProviderEmulator]:
+    def running_in_thread(self) -> Generator[ProviderEmulator, None, None]:
         """Serve from a background thread with its own event loop (for sync code)."""
         with run_in_thread(self.start, self.close):
             yield self

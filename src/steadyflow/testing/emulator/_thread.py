@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 __all__ = ["run_in_thread"]
@@ -19,7 +19,7 @@ __all__ = ["run_in_thread"]
 @contextlib.contextmanager
 def run_in_thread(
     start: Callable[[], Awaitable[Any]], stop: Callable[[], Awaitable[None]]
-) -> Iterator[asyncio.AbstractEventLoop]:
+) -> Generator[asyncio.AbstractEventLoop, None, None]:
     """Run ``start()`` on a fresh loop in a thread; on exit run ``stop()`` and join.
 
     Errors raised by ``start()`` are re-raised in the calling thread.
