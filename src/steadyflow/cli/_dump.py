@@ -60,7 +60,7 @@ async def dump_request(
         )
         try:
             with user_errors():
-                # pyright: a cached_property does not match FlowAgent's property (mypy agrees).
+                # A cached_property does not match FlowAgent's property for pyright (mypy agrees).
                 request = await agent.flow.preprocess(agent, ctx)  # pyright: ignore[reportArgumentType]
         except ImportError as error:
             raise CliError(str(error)) from error
