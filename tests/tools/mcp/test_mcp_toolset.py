@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.support.otel import span_exporter
 
 from steadyflow import LlmAgent, Runner
 from steadyflow.errors import ConfigurationError
@@ -187,6 +188,19 @@ async def test_tool_callbacks_see_mcp_tools_like_function_tools(stdio_toolset):
     assert _responses(result, 1) == [{"result": 99, "checked": True}]
     assert _responses(result, 3) == [{"result": 2, "checked": True}]
     assert [entry[:2] for entry in seen] == [("before", "add"), ("after", "add")] * 2
+
+
+async def test_the_execute_tool_span_names_the_mcp_server(stdio_toolset):
+    exporter = span_exporter()
+    exporter.clear()
+    model = ScriptedLlm([call("add", {"a": 1, "b": 2}), "3"])
+    await _turn(stdio_toolset(), model)
+
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool add"]
+    exporter.clear()
+    assert span.attributes["mcp.method.name"] == "tools/call"
+    assert span.attributes["steadyflow.mcp.server"] == "test-server"
+    assert span.attributes["gen_ai.tool.name"] == "add"
 
 
 async def test_annotations_make_tools_idempotent_or_destructive(stdio_toolset):

@@ -12,6 +12,9 @@ depends on). Results become the function response:
   (base64 ``data`` with ``mime_type``), embedded resources (``uri`` with
   ``text`` or base64 ``blob``) and resource links.
 
+The call's ``execute_tool`` span gets ``mcp.method.name`` (``tools/call``)
+and ``steadyflow.mcp.server`` (the toolset's name for its server).
+
 A result with ``isError`` raises ``ToolResponseError`` whose response is
 ``{"error": <the server's text>, "is_error": True}``.
 """
@@ -31,6 +34,7 @@ from mcp.types import (
     TextContent,
     Tool,
 )
+from opentelemetry import trace
 
 from ...context import ToolContext
 from ...errors import ToolResponseError
@@ -41,7 +45,10 @@ from ..function_tool import ToolArgumentsError
 if TYPE_CHECKING:
     from ._toolset import McpToolset
 
-__all__ = ["McpTool", "result_to_response"]
+__all__ = ["ATTR_MCP_METHOD", "ATTR_MCP_SERVER", "McpTool", "result_to_response"]
+
+ATTR_MCP_METHOD = "mcp.method.name"
+ATTR_MCP_SERVER = "steadyflow.mcp.server"
 
 
 class McpTool(BaseTool):
@@ -93,6 +100,10 @@ class McpTool(BaseTool):
                 f"{'/'.join(map(str, p.path)) or '(arguments)'}: {p.message}" for p in problems
             )
             raise ToolArgumentsError(f"invalid arguments for tool {self.name!r}: {listed}")
+        span = trace.get_current_span()  # the flow's execute_tool span for this call
+        if span.is_recording():
+            span.set_attribute(ATTR_MCP_METHOD, "tools/call")
+            span.set_attribute(ATTR_MCP_SERVER, self.server_name)
         result = await self._toolset.call_tool(self.mcp_tool.name, args)
         return result_to_response(self.name, result)
 
