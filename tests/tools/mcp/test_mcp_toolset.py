@@ -210,6 +210,7 @@ async def test_annotations_make_tools_idempotent_or_destructive(stdio_toolset):
     finally:
         await toolset.close()
     assert [n for n, t in tools.items() if t.idempotent] == ["add", "get_weather"]
+    assert [n for n, t in tools.items() if t.is_idempotent] == ["add", "get_weather"]  # resume
     assert [n for n, t in tools.items() if t.destructive] == ["delete_everything"]
 
 
