@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.support.hostile import Reply, sse
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-test-sonnet"  # not a real name: an SDK deprecation list never names it
 SSE_HEADERS = {"content-type": "text/event-stream"}
 
 CITATION = {
