@@ -27,7 +27,8 @@ MODES = pytest.mark.parametrize(
     "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
 )
 RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
-TIMEOUT = 0.5  # seconds per attempt; the read-timeout fault stalls far longer
+TIMEOUT = 1.5  # seconds per attempt (connect to last byte): room for a loaded machine; the
+# read-timeout fault stalls far longer
 ANSWER_812 = "Order 812 - status: shipped, eta: Friday."
 
 
