@@ -210,9 +210,9 @@ async def _close_client(client: Any) -> None:
 # so a strict checker reads them as partly unknown: these two say what they are.
 def _details(error: sdk_errors.APIError) -> Any:
     """The error's decoded JSON body."""
-    return error.details  # pyright: ignore[reportUnknownMemberType]
+    return error.details  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
 
 
 def _response(error: sdk_errors.APIError) -> object:
     """The HTTP response the error came with (or ``None``)."""
-    return error.response  # pyright: ignore[reportUnknownMemberType]
+    return error.response  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]

@@ -144,7 +144,10 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
 
     def _check_completion(self, completion: ChatCompletion) -> None:
         """Raise for a 200 answer that is an error payload, or no chat completion at all."""
-        if getattr(completion, "error", None) is not None or completion.choices is None:
+        # The SDK builds the completion without validating it: ``choices`` is
+        # missing from a payload that is not a chat completion, whatever its type says.
+        choices: object = completion.choices
+        if getattr(completion, "error", None) is not None or choices is None:
             self._raise_payload(completion.model_dump(exclude_none=True), {}, "a chat completion")
 
 

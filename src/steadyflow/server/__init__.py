@@ -12,8 +12,8 @@ Needs the ``server`` extra: ``pip install 'steadyflow[server]'``.
 from __future__ import annotations
 
 try:
-    import starlette  # noqa: F401
-    import uvicorn  # noqa: F401
+    import starlette  # pyright: ignore[reportUnusedImport]  # noqa: F401
+    import uvicorn  # pyright: ignore[reportUnusedImport]  # noqa: F401
 except ImportError as error:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         "steadyflow.server needs the server extra: pip install 'steadyflow[server]'"

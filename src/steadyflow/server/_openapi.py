@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
+from .._json import is_array, is_object
 from ..models.llm_request import LlmRequest
 from ._limits import ServerLimits
 from ._openapi_schemas import (
@@ -108,14 +109,14 @@ def _errors(*codes: int) -> dict[str, Any]:
 
 def _patch_bytes(node: Any) -> None:
     """Bytes in responses are padded URL-safe base64 (pydantic's encoding): say so exactly."""
-    if isinstance(node, dict):
+    if is_object(node):
         if node.get("type") == "string" and node.get("format") in ("binary", "base64url"):
             del node["format"]
             node["contentEncoding"] = "base64url"
             node["pattern"] = BASE64URL_PATTERN
         for value in node.values():
             _patch_bytes(value)
-    elif isinstance(node, list):
+    elif is_array(node):
         for value in node:
             _patch_bytes(value)
 

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .._json import is_array, is_object
 from ..events import Event
 from ..types import Content
 from ._errors import ApiError, FieldError
@@ -104,13 +105,13 @@ class RunRequest(_Body):
         takes no string for bytes, so the strings are decoded here, exactly as
         the spec's pattern says.
         """
-        parts = value.get("parts") if isinstance(value, dict) else None
-        if not isinstance(parts, list):
+        parts = value.get("parts") if is_object(value) else None
+        if not is_array(parts):
             return value
         decoded = []
         for index, part in enumerate(parts):
-            blob = part.get("inline_data") if isinstance(part, dict) else None
-            if isinstance(blob, dict) and isinstance(data := blob.get("data"), str):
+            blob = part.get("inline_data") if is_object(part) else None
+            if is_object(blob) and isinstance(data := blob.get("data"), str):
                 if not _BASE64.fullmatch(data):
                     raise ValueError(f"parts.{index}.inline_data.data must be padded base64")
                 part = {**part, "inline_data": {**blob, "data": base64.b64decode(data)}}
@@ -235,12 +236,12 @@ def _find_unstorable(value: Any) -> tuple[str, str] | None:
             return path, _NUL_MESSAGE
         if isinstance(node, float) and not math.isfinite(node):
             return path, "number out of range"
-        if isinstance(node, dict):
+        if is_object(node):
             for key, item in node.items():
                 where = f"{path}.{key}".lstrip(".")
                 if "\x00" in key:
                     return where.replace("\x00", "\\u0000"), _NUL_MESSAGE
                 stack.append((where, item))
-        elif isinstance(node, list):
+        elif is_array(node):
             stack.extend((f"{path}.{i}".lstrip("."), item) for i, item in enumerate(node))
     return None

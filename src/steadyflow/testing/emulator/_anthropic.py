@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..._json import is_array, is_object
 from ._anthropic_checks import REDACTION_TRIGGER, check_request, redacted_data, sign, thinking_on
 from ._dialect import Dialect, Route, SseEvent, WireError, sse
 from ._faults import Fault
@@ -40,15 +41,15 @@ _ERROR_TYPES = {
 def _blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    if isinstance(content, list) and all(isinstance(b, dict) for b in content):
+    if is_array(content) and all(is_object(b) for b in content):
         return content
     raise WireError(f"content must be a string or a list of blocks, got {content!r}")
 
 
 def _result_content(content: Any) -> Any:
     text = content if isinstance(content, str) else ""
-    if isinstance(content, list):
-        text = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    if is_array(content):
+        text = "".join(b.get("text", "") for b in content if is_object(b))
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -81,11 +82,11 @@ class AnthropicDialect(Dialect):
             else "".join(b.get("text", "") for b in _blocks(system))
         )
         for message in body["messages"]:
-            role = message.get("role") if isinstance(message, dict) else None
+            role = message.get("role") if is_object(message) else None
             if role not in ("user", "assistant"):
                 raise WireError(f"messages: role must be 'user' or 'assistant', got {role!r}")
             request.turns.append(self._turn(role, _blocks(message.get("content", ""))))
-        for tool in body.get("tools") or []:
+        for tool in body.get("tools") or ():
             request.tools.append(
                 ToolSpec(
                     tool.get("name", ""),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..._json import is_array, is_object
 from ._dialect import WireError
 from ._model import next_id
 from ._sealed import seal, unseal
@@ -72,7 +73,7 @@ def redacted_data(model: str) -> str:
 def thinking_on(body: dict[str, Any]) -> bool:
     """Whether the request turned extended thinking on."""
     thinking = body.get("thinking")
-    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    return is_object(thinking) and thinking.get("type") in ("enabled", "adaptive")
 
 
 def check_request(body: dict[str, Any]) -> None:
@@ -82,10 +83,10 @@ def check_request(body: dict[str, Any]) -> None:
             raise WireError(f"{name}: Extra inputs are not permitted")
     if thinking_on(body):
         _check_thinking_settings(body)
-    for n, tool in enumerate(body.get("tools") or []):
+    for n, tool in enumerate(body.get("tools") or ()):
         _check_tool(tool, f"tools.{n}")
     messages = body["messages"]
-    if not isinstance(messages, list):
+    if not is_array(messages):
         raise WireError("messages: Input should be a valid list")
     model = str(body["model"])
     for n, message in enumerate(messages):
@@ -97,7 +98,7 @@ def check_request(body: dict[str, Any]) -> None:
 
 def _check_tool(tool: Any, where: str) -> None:
     """A custom tool's fields (server tools, with a ``type`` of their own, pass unchecked)."""
-    if not isinstance(tool, dict):
+    if not is_object(tool):
         raise WireError(f"{where}: Input should be a valid dictionary")
     if tool.get("type", "custom") != "custom":
         return
@@ -127,7 +128,7 @@ def _check_thinking_settings(body: dict[str, Any]) -> None:
 
 
 def _check_message(message: Any, where: str, model: str) -> None:
-    if not isinstance(message, dict):
+    if not is_object(message):
         raise WireError(f"{where}: Input should be a valid dictionary")
     for name in message:
         if name not in ("role", "content"):
@@ -144,7 +145,7 @@ def _check_message(message: Any, where: str, model: str) -> None:
 
 
 def _check_block(block: Any, where: str, model: str) -> None:
-    kind = block.get("type") if isinstance(block, dict) else None
+    kind = block.get("type") if is_object(block) else None
     if kind in _OPAQUE_BLOCKS:
         return
     fields = _BLOCK_FIELDS.get(str(kind))
@@ -167,12 +168,12 @@ def _check_block(block: Any, where: str, model: str) -> None:
 
 def _kinds(message: dict[str, Any]) -> list[str]:
     content = message.get("content")
-    return [str(b.get("type")) for b in content] if isinstance(content, list) else []
+    return [str(b.get("type")) for b in content] if is_array(content) else []
 
 
 def _ids(message: dict[str, Any] | None, kind: str, key: str) -> list[str]:
     content = message.get("content") if message is not None else None
-    if not isinstance(content, list):
+    if not is_array(content):
         return []
     return [str(b.get(key)) for b in content if b.get("type") == kind]
 

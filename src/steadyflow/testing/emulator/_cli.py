@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..._json import is_array, is_object
 from ._faults import Fault, parse_fault
 from ._model import Reply, ScriptItem, ToolCall
 from ._server import ProviderEmulator
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _item(raw: Any) -> ScriptItem:
     if isinstance(raw, str):
         return raw
-    if isinstance(raw, dict):
+    if is_object(raw):
         calls = tuple(
             ToolCall(c["name"], c.get("args") or {}, c.get("id")) for c in raw.get("tool_calls", [])
         )
@@ -65,7 +66,7 @@ def _item(raw: Any) -> ScriptItem:
 def load_script(path: Path) -> list[ScriptItem]:
     """Answers from a JSON file: strings, or objects with text, chunks, tool_calls, finish."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, list):
+    if not is_array(data):
         raise ValueError(f"{path}: the script must be a JSON list of answers")
     return [_item(raw) for raw in data]
 

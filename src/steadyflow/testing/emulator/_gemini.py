@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..._json import is_array, is_object
 from ._dialect import Dialect, Route, SseEvent, WireError, sse
 from ._faults import Fault
 from ._gemini_checks import SignatureIssuer, check_request, is_gemini_3, signed_call, signed_text
@@ -75,18 +76,18 @@ class GeminiDialect(Dialect):
     def parse(self, body: dict[str, Any], request: EmulatedRequest) -> None:
         """Read system instruction, contents and function declarations."""
         contents = body.get("contents")
-        if not isinstance(contents, list) or not contents:
+        if not is_array(contents) or not contents:
             raise WireError("* GenerateContentRequest.contents: contents is not specified")
         for content in contents:
-            if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
+            if not is_object(content) or not is_array(content.get("parts")):
                 raise WireError(f"* contents: each content needs parts, got {content!r}")
         check_request(body, request.model, self._signatures)
         system = body.get("systemInstruction") or body.get("system_instruction") or {}
         request.system = _parts_text(system.get("parts") or [])
         for content in contents:
             request.turns.append(self._turn(content))
-        for tool in body.get("tools") or []:
-            for decl in tool.get("functionDeclarations") or []:
+        for tool in body.get("tools") or ():
+            for decl in tool.get("functionDeclarations") or ():
                 schema = (
                     decl.get("parametersJsonSchema")
                     or decl.get("parameters_json_schema")

@@ -22,6 +22,7 @@ import json
 import os
 from typing import Any
 
+from ..._json import is_object
 from ._dialect import WireError
 
 __all__ = [
@@ -143,9 +144,9 @@ def check_request(body: dict[str, Any], model: str, issuer: SignatureIssuer) -> 
     contents = body["contents"]
     for index, content in enumerate(contents):
         where = f"contents[{index}]"
-        if isinstance(content, dict):
+        if is_object(content):
             _unknown(content, _CONTENT_FIELDS, where)
-        for number, part in enumerate(content.get("parts") or []):
+        for number, part in enumerate(content.get("parts") or ()):
             _check_part(part, f"{where}.parts[{number}]")
             _check_signature(part, model, issuer)
         if index and _results(content):
@@ -155,7 +156,7 @@ def check_request(body: dict[str, Any], model: str, issuer: SignatureIssuer) -> 
 
 
 def _check_part(part: Any, where: str) -> None:
-    if not isinstance(part, dict):
+    if not is_object(part):
         raise WireError(f"Invalid value at '{where}': a part must be an object")
     _unknown(part, _PART_FIELDS, where)
     data = [name for name in part if _camel(name) in _DATA_FIELDS]
@@ -172,28 +173,28 @@ def _check_part(part: Any, where: str) -> None:
             "Add a value to the parameter and try again."
         )
     call = part.get("functionCall") or part.get("function_call")
-    if isinstance(call, dict):
+    if is_object(call):
         _unknown(call, _CALL_FIELDS, f"{where}.function_call")
     result = part.get("functionResponse") or part.get("function_response")
-    if isinstance(result, dict):
+    if is_object(result):
         _unknown(result, _RESPONSE_FIELDS, f"{where}.function_response")
 
 
 def _call_of(part: dict[str, Any]) -> dict[str, Any] | None:
     call = part.get("functionCall") or part.get("function_call")
-    return call if isinstance(call, dict) else None
+    return call if is_object(call) else None
 
 
 def _calls(content: Any) -> list[dict[str, Any]]:
-    parts = content.get("parts") if isinstance(content, dict) else None
-    return [c for p in parts or [] if isinstance(p, dict) and (c := _call_of(p)) is not None]
+    parts = content.get("parts") if is_object(content) else None
+    return [c for p in parts or () if is_object(p) and (c := _call_of(p)) is not None]
 
 
 def _results(content: Any) -> list[dict[str, Any]]:
     found = []
-    for part in content.get("parts") or [] if isinstance(content, dict) else []:
+    for part in content.get("parts") or () if is_object(content) else []:
         result = part.get("functionResponse") or part.get("function_response")
-        if isinstance(result, dict):
+        if is_object(result):
             found.append(result)
     return found
 
@@ -232,9 +233,9 @@ def _check_current_turn(contents: list[Any]) -> None:
     # function responses; each of its model steps must return its signature.
     start = 0
     for index, content in enumerate(contents):
-        parts = content.get("parts") or [] if isinstance(content, dict) else []
+        parts = content.get("parts") or [] if is_object(content) else []
         if content.get("role") != "model" and any(
-            isinstance(p, dict) and not (p.get("functionResponse") or p.get("function_response"))
+            is_object(p) and not (p.get("functionResponse") or p.get("function_response"))
             for p in parts
         ):
             start = index
@@ -242,7 +243,7 @@ def _check_current_turn(contents: list[Any]) -> None:
         content = contents[index]
         if content.get("role") != "model":
             continue
-        for part in content.get("parts") or []:
+        for part in content.get("parts") or ():
             call = _call_of(part)
             if call is None:
                 continue

@@ -19,6 +19,7 @@ import json
 import time
 from typing import Any
 
+from ..._json import is_array, is_object
 from ._dialect import Dialect, Route, SseEvent, WireError, sse
 from ._faults import Fault
 from ._model import EmulatedRequest, Reply, ToolCall, ToolResult, ToolSpec, Turn, next_id
@@ -78,7 +79,7 @@ class _ToolTurns:
             return
         self.end()
         calls = message.get("tool_calls") if role == "assistant" else None
-        self.ids = {str(c.get("id")) for c in calls if isinstance(c, dict)} if calls else None
+        self.ids = {str(c.get("id")) for c in calls if is_object(c)} if calls else None
         self.pending = set(self.ids or ())
 
     def end(self) -> None:
@@ -92,8 +93,8 @@ class _ToolTurns:
 
 
 def _check_message(index: int, message: Any) -> None:
-    if not isinstance(message, dict) or message.get("role") not in _MESSAGE_FIELDS:
-        role = message.get("role") if isinstance(message, dict) else None
+    if not is_object(message) or message.get("role") not in _MESSAGE_FIELDS:
+        role = message.get("role") if is_object(message) else None
         raise WireError(
             f"Invalid value: {role!r}. Supported values are: 'system', 'assistant', "
             f"'user', 'tool', and 'developer'. (messages[{index}].role)"
@@ -111,7 +112,7 @@ def _check_message(index: int, message: Any) -> None:
             "Invalid value for 'content': expected a string, got null. "
             f"(messages.[{index}].content)"
         )
-    if isinstance(content, list) and not content:
+    if is_array(content) and not content:
         raise WireError(
             f"Invalid 'messages[{index}].content': empty array. Expected an array with minimum "
             "length 1, but got an empty array instead."
@@ -123,8 +124,8 @@ def _text_of(content: Any) -> str:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if is_array(content):
+        return "".join(p.get("text", "") for p in content if is_object(p))
     raise WireError(f"message content must be a string or a list of parts, got {content!r}")
 
 
@@ -133,7 +134,7 @@ def _args_of(raw: Any) -> dict[str, Any]:
         args = json.loads(raw or "{}")
     except json.JSONDecodeError:
         return {"_raw": raw}
-    return args if isinstance(args, dict) else {"_value": args}
+    return args if is_object(args) else {"_value": args}
 
 
 def _result_of(content: str) -> Any:
@@ -159,7 +160,7 @@ class OpenAIDialect(Dialect):
         if not isinstance(body.get("model"), str):
             raise WireError("you must provide a model parameter")
         messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
+        if not is_array(messages) or not messages:
             raise WireError("'messages' must be a non-empty array")
         unknown = sorted(set(body) - _FIELDS)
         if unknown:
@@ -180,7 +181,7 @@ class OpenAIDialect(Dialect):
         for message in messages:
             self._add_message(message, request, system, names)
         request.system = "\n\n".join(system)
-        for tool in body.get("tools") or []:
+        for tool in body.get("tools") or ():
             fn = tool.get("function") or {}
             request.tools.append(
                 ToolSpec(fn.get("name", ""), fn.get("description", ""), fn.get("parameters") or {})
@@ -189,7 +190,7 @@ class OpenAIDialect(Dialect):
     def _add_message(
         self, message: Any, request: EmulatedRequest, system: list[str], names: dict[str, str]
     ) -> None:
-        if not isinstance(message, dict) or "role" not in message:
+        if not is_object(message) or "role" not in message:
             raise WireError(f"each message needs a role, got {message!r}")
         role, text = message["role"], _text_of(message.get("content"))
         if role in ("system", "developer"):
@@ -198,7 +199,7 @@ class OpenAIDialect(Dialect):
             request.turns.append(Turn("user", text=text))
         elif role == "assistant":
             calls = []
-            for raw in message.get("tool_calls") or []:
+            for raw in message.get("tool_calls") or ():
                 fn = raw.get("function") or {}
                 calls.append(
                     ToolCall(fn.get("name", ""), _args_of(fn.get("arguments")), raw.get("id"))

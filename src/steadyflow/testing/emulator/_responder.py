@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..._json import is_object
 from ._model import EmulatedRequest, Reply, ScriptItem, ToolCall, ToolResult, ToolSpec
 
 __all__ = ["OrderSupportResponder"]
@@ -57,9 +58,9 @@ def _argument(tool: ToolSpec, number: str) -> dict[str, Any]:
 
 def _describe(result: ToolResult) -> str:
     response = result.response
-    if isinstance(response, dict) and len(response) == 1 and "result" in response:
+    if is_object(response) and len(response) == 1 and "result" in response:
         response = response["result"]
-    if not isinstance(response, dict):
+    if not is_object(response):
         return str(response)
     if "error" in response:
         return f"I could not look that up: {response['error']}"

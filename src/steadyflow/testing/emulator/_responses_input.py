@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..._json import is_array, is_object
 from ._dialect import WireError
 from ._model import EmulatedRequest, ToolCall, ToolResult, ToolSpec, Turn
 from ._sealed import seal, unseal
@@ -96,11 +97,11 @@ def _check_reasoning(item: dict[str, Any], where: str, model: str, store: bool) 
 def _text(content: Any, where: str) -> str:
     if isinstance(content, str):
         return content
-    if not isinstance(content, list):
+    if not is_array(content):
         raise ResponsesWireError(f"Invalid type for '{where}': expected a string or an array.")
     texts = []
     for n, piece in enumerate(content):
-        kind = piece.get("type") if isinstance(piece, dict) else None
+        kind = piece.get("type") if is_object(piece) else None
         if kind not in ("input_text", "output_text", "input_image", "input_file", "refusal"):
             raise ResponsesWireError(f"Invalid value: '{kind}'.", f"{where}[{n}].type")
         texts.append(piece.get("text", ""))
@@ -166,7 +167,7 @@ def _check_reasoned_call(item: dict[str, Any], seen: set[str], reasoned: Mapping
 
 
 def _check_item(item: Any, where: str, following: Any, model: str, store: bool) -> None:
-    if not isinstance(item, dict):
+    if not is_object(item):
         raise ResponsesWireError(f"Invalid type for '{where}': expected an object.", where)
     kind = item.get("type", "message")
     fields = _ITEM_FIELDS.get(kind)
@@ -190,7 +191,7 @@ def _check_item(item: Any, where: str, following: Any, model: str, store: bool) 
 
 def _follows_reasoning(item: Any) -> bool:
     """Whether ``item`` can follow a reasoning item: more reasoning, or what it led to."""
-    if not isinstance(item, dict):
+    if not is_object(item):
         return False
     kind = item.get("type", "message")
     return kind in ("reasoning", "function_call") or item.get("role") == "assistant"
@@ -198,7 +199,7 @@ def _follows_reasoning(item: Any) -> bool:
 
 def _tool(tool: Any, n: int) -> ToolSpec:
     where = f"tools[{n}]"
-    if not isinstance(tool, dict) or tool.get("type") != "function":
+    if not is_object(tool) or tool.get("type") != "function":
         raise ResponsesWireError(f"Invalid value for '{where}.type'.", f"{where}.type")
     for name in tool:
         if name not in _TOOL_FIELDS:
@@ -240,7 +241,7 @@ def read_request(
     items = body.get("input")
     if isinstance(items, str):
         items = [{"type": "message", "role": "user", "content": items}]
-    if not isinstance(items, list):
+    if not is_array(items):
         raise _missing("input")
     store = body.get("store", True) is not False
     calls: dict[str, str] = {}
@@ -252,4 +253,4 @@ def read_request(
             _check_reasoned_call(item, seen, reasoned)
         seen.add(str(item.get("id")))
         _add_item(item, f"input[{n}]", request, calls)
-    request.tools.extend(_tool(tool, n) for n, tool in enumerate(body.get("tools") or []))
+    request.tools.extend(_tool(tool, n) for n, tool in enumerate(body.get("tools") or ()))

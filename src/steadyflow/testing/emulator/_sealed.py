@@ -16,6 +16,8 @@ import json
 import os
 from typing import Any
 
+from ..._json import is_object
+
 __all__ = ["seal", "unseal"]
 
 _KEY = os.urandom(32)
@@ -41,6 +43,6 @@ def unseal(token: object) -> dict[str, Any] | None:
         facts = json.loads(payload)
     except ValueError:
         return None
-    if not hmac.compare_digest(mac, _mac(payload)) or not isinstance(facts, dict):
+    if not hmac.compare_digest(mac, _mac(payload)) or not is_object(facts):
         return None
     return facts

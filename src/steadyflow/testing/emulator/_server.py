@@ -18,6 +18,7 @@ import logging
 from collections import Counter, deque
 from collections.abc import Generator, Iterable, Sequence
 
+from ..._json import is_object
 from ._anthropic import AnthropicDialect
 from ._dialect import Dialect, WireError
 from ._faults import Fault, FaultPlan
@@ -242,7 +243,7 @@ class ProviderEmulator:
         self.requests.append(request)
         try:
             body = json.loads(http.body or b"{}")
-            if not isinstance(body, dict):
+            if not is_object(body):
                 raise WireError("the request body must be a JSON object")
             request.body = body
             dialect.parse(body, request)

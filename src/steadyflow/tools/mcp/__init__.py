@@ -4,7 +4,7 @@ Needs the extra: ``pip install 'steadyflow[mcp]'``.
 """
 
 try:
-    import mcp as _mcp  # noqa: F401
+    import mcp as _mcp  # pyright: ignore[reportUnusedImport]  # noqa: F401
 except ImportError as error:  # pragma: no cover - depends on the install
     raise ImportError("MCP toolsets need the mcp SDK: pip install 'steadyflow[mcp]'") from error
 
