@@ -282,6 +282,7 @@ class Runner:
         ctx.budget.count = record.llm_calls + (1 if point.model_next else 0)
         keeper = RecordKeeper(self.session_service, record, ctx.budget, self.lease_seconds)
         keeper.mark_resumed()
+        keeper.start_renewal()
         ctx.journal = keeper
         agent = self.agent.find_agent(point.agent_name or record.agent) or self.agent
         agent_ctx = ctx.for_agent(agent)

@@ -189,6 +189,20 @@ def invocations(
     asyncio.run(invocations_command(session_db, session_id, app_name, user, as_json))
 
 
+@app.command()
+def resume(
+    agent: AgentSpec,
+    session_id: SessionId,
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: AppName = None,
+    user: UserName = None,
+) -> None:
+    """Continue a session's crashed invocation: nothing committed is done again."""
+    from ._resume import resume_command
+
+    asyncio.run(resume_command(agent, session_id, session_db, app_name, user))
+
+
 @app.command("dump-request")
 def dump_request(
     agent: AgentSpec,

@@ -9,6 +9,9 @@ move together, one conditional write at a time:
   parallel batch each call's result is written the moment it completes (a
   single call's result is stored by the response event that follows at
   once); the response event then drops the entries it answers;
+- while the invocation runs, the lease is renewed every third of
+  ``lease_seconds`` (a refused renewal means another process took the
+  invocation over: it is logged and renewal stops);
 - when the invocation ends, the record is closed with its status and trace.
 
 It is also the invocation's ``ToolJournal``: on a resume it tells tool
@@ -20,11 +23,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._tool_journal import KnownOutcome
 from ..context import LlmCallBudget
+from ..errors import StaleInvocationError
 from ..events import Event
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationRecord
@@ -58,6 +62,7 @@ class RecordKeeper:
         budget: the invocation's call budget (its count is stored with each write).
         lease_seconds: how far each write pushes the lease.
         clock: wall-clock seconds (injectable for tests).
+        sleep: how the renewal waits (injectable for tests).
     """
 
     def __init__(
@@ -67,10 +72,36 @@ class RecordKeeper:
         budget: LlmCallBudget,
         lease_seconds: float,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.service, self.record, self.budget = service, record, budget
-        self._lease, self._clock = lease_seconds, clock
+        self._lease, self._clock, self._sleep = lease_seconds, clock, sleep
         self._lock = asyncio.Lock()  # parallel tool results write one at a time
+        self._renewal: asyncio.Task[None] | None = None
+
+    def start_renewal(self) -> None:
+        """Renew the lease every third of ``lease_seconds`` until ``close``."""
+        self._renewal = asyncio.ensure_future(self._renew())
+
+    async def _renew(self) -> None:
+        while True:
+            await self._sleep(self._lease / 3)
+            async with self._lock:
+                try:
+                    await self._write()
+                except StaleInvocationError:
+                    logger.warning(
+                        "invocation %s was taken over by another process; lease not renewed",
+                        self.record.id,
+                    )
+                    return
+                except Exception as error:  # the next renewal tries again
+                    logger.warning(
+                        "could not renew the lease of invocation %s: %s: %s",
+                        self.record.id,
+                        type(error).__name__,
+                        error,
+                    )
 
     def _refresh(self) -> None:
         self.record.llm_calls = self.budget.count
@@ -83,6 +114,7 @@ class RecordKeeper:
             await self.service.create_invocation(self.record)
         else:
             await self.service.append_event_and_record(session, user_event, self.record)
+        self.start_renewal()
 
     async def append(self, session: Session, event: Event) -> Event:
         """Store ``event`` and the record in one commit; returns the event as stored."""
@@ -144,6 +176,9 @@ class RecordKeeper:
 
     async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
         """Close the record (status, calls, trace); a refused write only logs."""
+        if self._renewal is not None:
+            self._renewal.cancel()
+            await asyncio.gather(self._renewal, return_exceptions=True)
         async with self._lock:
             finish_record(
                 self.record,
