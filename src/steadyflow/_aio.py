@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
-from typing import TypeVar
+from typing import TypeVar, cast
 
 __all__ = ["aclose", "iterate_sync"]
 
@@ -46,7 +46,7 @@ def iterate_sync(
             f"Runner.{name} cannot be called from a running event loop; use {name}_async"
         )
     assert isinstance(items, AsyncGenerator)
-    return _drive(items, on_exit)
+    return _drive(cast("AsyncGenerator[T, None]", items), on_exit)
 
 
 def _drive(items: AsyncGenerator[T, None], on_exit: Callable[[], Awaitable[None]]) -> Iterator[T]:

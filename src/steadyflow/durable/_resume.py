@@ -129,7 +129,7 @@ class ResumePoint:
 
     agent_name: str | None = None
     user_content: Content | None = None
-    pending_calls: list[FunctionCall] = field(default_factory=list)
+    pending_calls: list[FunctionCall] = field(default_factory=list[FunctionCall])
     answered: bool = False
     model_next: bool = False
 
@@ -168,8 +168,9 @@ async def resumed_events(
     if point.answered:
         return
     if point.pending_calls and isinstance(agent, LlmAgent):
-        tools = agent.flow.tools_for(agent)
-        event = await execute_function_calls(agent, ctx, point.pending_calls, tools)
+        # pyright does not match LlmAgent's cached_property to FlowAgent's property.
+        tools = agent.flow.tools_for(agent)  # pyright: ignore[reportArgumentType]
+        event = await execute_function_calls(agent, ctx, point.pending_calls, tools)  # pyright: ignore[reportArgumentType]
         if event is None:
             return
         yield event

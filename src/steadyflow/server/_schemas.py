@@ -108,7 +108,7 @@ class RunRequest(_Body):
         parts = value.get("parts") if is_object(value) else None
         if not is_array(parts):
             return value
-        decoded = []
+        decoded: list[Any] = []
         for index, part in enumerate(parts):
             blob = part.get("inline_data") if is_object(part) else None
             if is_object(blob) and isinstance(data := blob.get("data"), str):

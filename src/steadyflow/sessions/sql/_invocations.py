@@ -14,11 +14,12 @@ from typing import Any
 from sqlalchemy import Row, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import steadyflow.sessions.sql._schema as t
+
 from ...errors import SessionError, StaleInvocationError
 from ...tracing._schema import InvocationTrace
 from ..invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from . import _queries as q
-from . import _schema as t
 from ._cache import SessionKey
 from ._codec import encode_state
 

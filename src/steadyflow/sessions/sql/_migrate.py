@@ -15,10 +15,11 @@ from __future__ import annotations
 from sqlalchemy import Text, cast, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import steadyflow.sessions.sql._schema as t
+
 from ...tracing import TRACE_AUTHOR, InvocationTrace, trace_of
 from ..invocations import InvocationRecord, InvocationStatus
 from . import _queries as q
-from . import _schema as t
 from ._cache import SessionKey
 from ._codec import decode_event
 from ._invocations import record_row

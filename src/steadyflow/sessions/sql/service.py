@@ -24,6 +24,8 @@ from sqlalchemy import update
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+import steadyflow.sessions.sql._schema as t
+
 from ..._redact import redact_url
 from ...errors import EventTooLargeError, SessionError, StaleSessionError
 from ...events import Event
@@ -32,7 +34,6 @@ from ..invocations import InvocationRecord
 from ..state import split_delta
 from . import _invocations as inv
 from . import _queries as q
-from . import _schema as t
 from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache, SessionKey
 from ._codec import encode_event, encode_state, encoded_size
 from ._engine import WRITE, create_engine, make_folder, normalize_url

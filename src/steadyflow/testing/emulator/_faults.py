@@ -223,6 +223,7 @@ def parse_fault(spec: str) -> Fault:
             return Fault.http(int(kind), **fields)
         if kind not in _KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; use a status or one of {_KINDS}")
-        return Fault._of(cast(FaultKind, kind), **fields)
+        # This module's parser builds a fault the way Fault's constructors do.
+        return Fault._of(cast(FaultKind, kind), **fields)  # pyright: ignore[reportPrivateUsage]
     except (TypeError, ValueError) as exc:
         raise ValueError(f"bad fault spec {spec!r}: {exc}") from exc

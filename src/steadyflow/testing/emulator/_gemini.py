@@ -48,9 +48,11 @@ _THOUGHT = {"text": THOUGHT, "thought": True}
 
 
 def _shows_thoughts(request: EmulatedRequest) -> bool:
-    generation = request.body.get("generationConfig") or request.body.get("generation_config")
-    thinking = (generation or {}).get("thinkingConfig") or (generation or {}).get("thinking_config")
-    thinking = thinking or {}
+    body = request.body
+    generation: dict[str, Any] = body.get("generationConfig") or body.get("generation_config") or {}
+    thinking: dict[str, Any] = (
+        generation.get("thinkingConfig") or generation.get("thinking_config") or {}
+    )
     return bool(thinking.get("includeThoughts") or thinking.get("include_thoughts"))
 
 
@@ -82,13 +84,15 @@ class GeminiDialect(Dialect):
             if not is_object(content) or not is_array(content.get("parts")):
                 raise WireError(f"* contents: each content needs parts, got {content!r}")
         check_request(body, request.model, self._signatures)
-        system = body.get("systemInstruction") or body.get("system_instruction") or {}
+        system: dict[str, Any] = (
+            body.get("systemInstruction") or body.get("system_instruction") or {}
+        )
         request.system = _parts_text(system.get("parts") or [])
         for content in contents:
             request.turns.append(self._turn(content))
         for tool in body.get("tools") or ():
             for decl in tool.get("functionDeclarations") or ():
-                schema = (
+                schema: dict[str, Any] = (
                     decl.get("parametersJsonSchema")
                     or decl.get("parameters_json_schema")
                     or decl.get("parameters")

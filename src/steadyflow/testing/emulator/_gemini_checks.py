@@ -191,8 +191,9 @@ def _calls(content: Any) -> list[dict[str, Any]]:
 
 
 def _results(content: Any) -> list[dict[str, Any]]:
-    found = []
-    for part in content.get("parts") or () if is_object(content) else []:
+    found: list[dict[str, Any]] = []
+    parts: list[Any] = (content.get("parts") or []) if is_object(content) else []
+    for part in parts:
         result = part.get("functionResponse") or part.get("function_response")
         if is_object(result):
             found.append(result)
@@ -233,7 +234,7 @@ def _check_current_turn(contents: list[Any]) -> None:
     # function responses; each of its model steps must return its signature.
     start = 0
     for index, content in enumerate(contents):
-        parts = content.get("parts") or [] if is_object(content) else []
+        parts: list[Any] = content.get("parts") or [] if is_object(content) else []
         if content.get("role") != "model" and any(
             is_object(p) and not (p.get("functionResponse") or p.get("function_response"))
             for p in parts

@@ -182,7 +182,7 @@ class OpenAIDialect(Dialect):
             self._add_message(message, request, system, names)
         request.system = "\n\n".join(system)
         for tool in body.get("tools") or ():
-            fn = tool.get("function") or {}
+            fn: dict[str, Any] = tool.get("function") or {}
             request.tools.append(
                 ToolSpec(fn.get("name", ""), fn.get("description", ""), fn.get("parameters") or {})
             )
@@ -198,9 +198,9 @@ class OpenAIDialect(Dialect):
         elif role == "user":
             request.turns.append(Turn("user", text=text))
         elif role == "assistant":
-            calls = []
+            calls: list[ToolCall] = []
             for raw in message.get("tool_calls") or ():
-                fn = raw.get("function") or {}
+                fn: dict[str, Any] = raw.get("function") or {}
                 calls.append(
                     ToolCall(fn.get("name", ""), _args_of(fn.get("arguments")), raw.get("id"))
                 )
@@ -257,7 +257,11 @@ class OpenAIDialect(Dialect):
                 }
                 for call in reply.tool_calls
             ]
-        choice = {"index": 0, "message": message, "finish_reason": self._finish(reply)}
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": message,
+            "finish_reason": self._finish(reply),
+        }
         choice["logprobs"] = None
         body = self._envelope(request, "chat.completion", next_id("chatcmpl-"))
         return {**body, "choices": [choice], "usage": self._usage(reply, request)}
@@ -269,7 +273,11 @@ class OpenAIDialect(Dialect):
         for index, call in enumerate(reply.tool_calls):
             arguments = json.dumps(call.args)
             half = len(arguments) // 2
-            head = {"index": index, "id": call.id or next_id("call_"), "type": "function"}
+            head: dict[str, Any] = {
+                "index": index,
+                "id": call.id or next_id("call_"),
+                "type": "function",
+            }
             head["function"] = {"name": call.name, "arguments": ""}
             deltas.append({"tool_calls": [head]})
             for piece in (arguments[:half], arguments[half:]):
@@ -282,9 +290,10 @@ class OpenAIDialect(Dialect):
             )
             for d in deltas
         ]
-        final = {"index": 0, "delta": {}, "finish_reason": self._finish(reply)}
+        final: dict[str, Any] = {"index": 0, "delta": {}, "finish_reason": self._finish(reply)}
         events.append(sse({**base, "choices": [final]}))
-        if (request.body.get("stream_options") or {}).get("include_usage"):
+        stream_options: dict[str, Any] = request.body.get("stream_options") or {}
+        if stream_options.get("include_usage"):
             events.append(sse({**base, "choices": [], "usage": self._usage(reply, request)}))
         events.append(sse("[DONE]"))
         return events

@@ -52,7 +52,8 @@ def _argument(tool: ToolSpec, number: str) -> dict[str, Any]:
         properties, key=lambda n: ("order" not in n and "id" not in n, n not in required)
     )
     name = names[0]
-    kind = (properties[name] or {}).get("type")
+    schema: dict[str, Any] = properties[name] or {}
+    kind = schema.get("type")
     return {name: int(number) if kind in ("integer", "number") else number}
 
 

@@ -34,7 +34,8 @@ _INCOMPLETE = {"length": "max_output_tokens", "safety": "content_filter"}
 
 
 def _reasons(request: EmulatedRequest) -> bool:
-    effort = (request.body.get("reasoning") or {}).get("effort")
+    reasoning: dict[str, Any] = request.body.get("reasoning") or {}
+    effort = reasoning.get("effort")
     return effort not in (None, "none") or bool(_REASONING_MODEL.fullmatch(request.model))
 
 
@@ -76,9 +77,9 @@ class ResponsesDialect(OpenAIDialect):
         items: list[dict[str, Any]] = []
         if _reasons(request):
             item_id = next_id("rs_")
-            wants = request.body.get("reasoning") or {}
+            wants: dict[str, Any] = request.body.get("reasoning") or {}
             summary = wants.get("summary") or wants.get("generate_summary")
-            include = request.body.get("include") or []
+            include: list[Any] = request.body.get("include") or []
             items.append(
                 {
                     "id": item_id,
@@ -92,7 +93,12 @@ class ResponsesDialect(OpenAIDialect):
                 }
             )
         if reply.text:
-            text = {"type": "output_text", "text": reply.text, "annotations": [], "logprobs": []}
+            text: dict[str, Any] = {
+                "type": "output_text",
+                "text": reply.text,
+                "annotations": [],
+                "logprobs": [],
+            }
             items.append(
                 {
                     "id": next_id("msg_"),
@@ -171,7 +177,7 @@ class ResponsesDialect(OpenAIDialect):
         rid = next_id("resp_")
         items = self._items(reply, request)
         final = self._response(reply, request, items, rid)
-        started = {**final, "status": "in_progress", "output": [], "usage": None}
+        started: dict[str, Any] = {**final, "status": "in_progress", "output": [], "usage": None}
         started["incomplete_details"] = None
         stream = _Stream()
         stream.add("response.created", {"response": started})
@@ -211,7 +217,7 @@ def _item_events(stream: _Stream, index: int, item: dict[str, Any], chunks: list
             stream.add("response.reasoning_summary_text.done", {**part, "text": piece["text"]})
             stream.add("response.reasoning_summary_part.done", {**part, "part": piece})
     elif kind == "message":
-        added = {**item, "status": "in_progress", "content": []}
+        added: dict[str, Any] = {**item, "status": "in_progress", "content": []}
         stream.add("response.output_item.added", {**at, "item": added})
         text = item["content"][0]
         part = {**ids, "content_index": 0}

@@ -99,7 +99,7 @@ def _text(content: Any, where: str) -> str:
         return content
     if not is_array(content):
         raise ResponsesWireError(f"Invalid type for '{where}': expected a string or an array.")
-    texts = []
+    texts: list[str] = []
     for n, piece in enumerate(content):
         kind = piece.get("type") if is_object(piece) else None
         if kind not in ("input_text", "output_text", "input_image", "input_file", "refusal"):
@@ -206,7 +206,7 @@ def _tool(tool: Any, n: int) -> ToolSpec:
             raise _unknown(f"{where}.{name}")
     if "name" not in tool:
         raise _missing(f"{where}.name")
-    schema = tool.get("parameters") or {}
+    schema: dict[str, Any] = tool.get("parameters") or {}
     if tool.get("strict", True) and schema.get("additionalProperties") is not False:
         raise ResponsesWireError(
             f"Invalid schema for function '{tool['name']}': In context=(), "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -74,7 +74,7 @@ class McpConnection:
                 self._ready.set_exception(ConnectionError("MCP session closed while opening"))
 
     @contextlib.asynccontextmanager
-    async def _session(self) -> AsyncIterator[ClientSession]:
+    async def _session(self) -> AsyncGenerator[ClientSession, None]:
         async with (
             self._open_transport() as (read, write),
             ClientSession(read, write, message_handler=self._on_message) as session,

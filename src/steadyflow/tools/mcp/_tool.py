@@ -36,6 +36,7 @@ from mcp.types import (
 )
 from opentelemetry import trace
 
+from ..._json import is_object
 from ...context import ToolContext
 from ...errors import ToolResponseError
 from ...types import FunctionDeclaration
@@ -94,7 +95,9 @@ class McpTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Validate ``args``, call the tool on the server, and shape its result."""
-        problems = sorted(self._validator.iter_errors(args), key=lambda e: list(e.path))
+        # jsonschema's stubs leave its deprecated ``_schema`` overload untyped.
+        errors = self._validator.iter_errors(args)  # pyright: ignore[reportUnknownMemberType]
+        problems = sorted(errors, key=lambda e: list(e.path))
         if problems:
             listed = "; ".join(
                 f"{'/'.join(map(str, p.path)) or '(arguments)'}: {p.message}" for p in problems
@@ -138,7 +141,7 @@ def result_to_response(tool_name: str, result: CallToolResult) -> dict[str, Any]
     others = [b for b in blocks if b["type"] != "text"]
     if result.structured_content is not None:
         structured = result.structured_content
-        response = dict(structured) if isinstance(structured, dict) else {"result": structured}
+        response = dict(structured) if is_object(structured) else {"result": structured}
         if others:
             response["content"] = others
         return response

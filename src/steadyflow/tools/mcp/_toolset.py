@@ -21,9 +21,9 @@ import contextlib
 import logging
 import re
 import sys
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, cast
 
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -226,7 +226,7 @@ class McpToolset(BaseToolset):
         headers = self._headers
 
         @contextlib.asynccontextmanager
-        async def streamable_http() -> AsyncIterator[tuple[Any, Any]]:
+        async def streamable_http() -> AsyncGenerator[tuple[Any, Any], None]:
             # The SDK leaves a client it is given open: it is closed here.
             async with (
                 create_mcp_http_client(headers=headers) as client,
@@ -263,6 +263,15 @@ def _server_stderr() -> TextIO:
 
 def _describe(error: BaseException) -> str:
     """The innermost message of an error (the SDK's task groups wrap them)."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return f"{type(error).__name__}: {error}"
+    innermost = _innermost(error)
+    return f"{type(innermost).__name__}: {innermost}"
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while True:
+        if not isinstance(error, BaseExceptionGroup):
+            return error
+        group = cast("BaseExceptionGroup[BaseException]", error)
+        if not group.exceptions:
+            return group
+        error = group.exceptions[0]
