@@ -30,8 +30,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
 
+# Both strict, over src/ and the public-API usage file tests/typing/api.py.
 typecheck: $(STAMP)
 	$(BIN)/mypy
+	$(BIN)/pyright
 
 services: $(STAMP)
 	bash scripts/ensure-services.sh

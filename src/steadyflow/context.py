@@ -158,9 +158,7 @@ class InvocationContext:
     trace: InvocationRecorder = dataclasses.field(default_factory=InvocationRecorder)
     agent_span: Span | None = None
     plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
-    toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(
-        default_factory=dict[str, dict[str, "BaseTool"]]
-    )
+    toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(default_factory=lambda: {})
     journal: ToolJournal | None = None
 
     @property

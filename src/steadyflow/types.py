@@ -152,7 +152,7 @@ class Content(_Data):
     """A message: a role (``user`` or ``model``) and its parts."""
 
     role: str = "user"
-    parts: list[Part] = Field(default_factory=list[Part])
+    parts: list[Part] = Field(default_factory=lambda: [])
 
     @classmethod
     def from_text(cls, text: str, role: str = "user") -> Content:
@@ -230,7 +230,7 @@ class GenerateContentConfig(_Data):
     """
 
     system_instruction: str | None = None
-    tools: list[FunctionDeclaration] = Field(default_factory=list[FunctionDeclaration])
+    tools: list[FunctionDeclaration] = Field(default_factory=lambda: [])
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None

@@ -129,7 +129,7 @@ class ResumePoint:
 
     agent_name: str | None = None
     user_content: Content | None = None
-    pending_calls: list[FunctionCall] = field(default_factory=list[FunctionCall])
+    pending_calls: list[FunctionCall] = field(default_factory=lambda: [])
     answered: bool = False
     model_next: bool = False
 

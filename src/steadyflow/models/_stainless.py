@@ -89,7 +89,7 @@ class StainlessSdk(Generic[ClientT]):
     client: Callable[..., ClientT]
     http_client: Callable[..., Any]
     errors: SdkErrors
-    options: Mapping[str, object] = field(default_factory=dict[str, object])
+    options: Mapping[str, object] = field(default_factory=lambda: {})
 
 
 class StainlessLlm(BaseLlm, Generic[ClientT]):

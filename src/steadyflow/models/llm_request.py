@@ -22,7 +22,7 @@ class LlmRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str | None = None
-    contents: list[Content] = Field(default_factory=list[Content])
+    contents: list[Content] = Field(default_factory=lambda: [])
     config: GenerateContentConfig = Field(default_factory=GenerateContentConfig)
 
     def append_instructions(self, instructions: list[str]) -> None:

@@ -146,8 +146,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
         """Raise for a 200 answer that is an error payload, or no chat completion at all."""
         # The SDK builds the completion without validating it: ``choices`` is
         # missing from a payload that is not a chat completion, whatever its type says.
-        choices = completion.choices
-        if getattr(completion, "error", None) is not None or choices is None:  # pyright: ignore[reportUnnecessaryComparison]
+        if getattr(completion, "error", None) is not None or completion.choices is None:  # pyright: ignore[reportUnnecessaryComparison]
             self._raise_payload(completion.model_dump(exclude_none=True), {}, "a chat completion")
 
 

@@ -67,8 +67,8 @@ class ApiError(Exception):
     status: int
     type: str
     message: str
-    fields: list[FieldError] = field(default_factory=list[FieldError])
-    headers: dict[str, str] = field(default_factory=dict[str, str])
+    fields: list[FieldError] = field(default_factory=lambda: [])
+    headers: dict[str, str] = field(default_factory=lambda: {})
 
     def __post_init__(self) -> None:
         super().__init__(self.message)

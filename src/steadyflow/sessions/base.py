@@ -49,7 +49,7 @@ class Session(BaseModel):
     app_name: str
     user_id: str
     state: dict[str, Any] = Field(default_factory=dict)
-    events: list[Event] = Field(default_factory=list[Event])
+    events: list[Event] = Field(default_factory=lambda: [])
     last_update_time: float = Field(default_factory=time.time)
     revision: int = 0
 

@@ -108,7 +108,7 @@ class InvocationRecord:
     owner: InvocationOwner | None = None
     lease_expires_at: float | None = None
     resume_count: int = 0
-    journal: dict[str, Any] = field(default_factory=dict[str, Any])
+    journal: dict[str, Any] = field(default_factory=lambda: {})
     revision: int = 0
 
     def copy(self) -> InvocationRecord:

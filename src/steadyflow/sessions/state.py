@@ -21,10 +21,10 @@ TEMP_PREFIX = "temp:"
 class ScopedDelta:
     """A state delta sorted by scope; app/user keys keep their prefix."""
 
-    session: dict[str, Any] = field(default_factory=dict[str, Any])
-    app: dict[str, Any] = field(default_factory=dict[str, Any])
-    user: dict[str, Any] = field(default_factory=dict[str, Any])
-    temp: dict[str, Any] = field(default_factory=dict[str, Any])
+    session: dict[str, Any] = field(default_factory=lambda: {})
+    app: dict[str, Any] = field(default_factory=lambda: {})
+    user: dict[str, Any] = field(default_factory=lambda: {})
+    temp: dict[str, Any] = field(default_factory=lambda: {})
 
     def persisted(self) -> dict[str, Any]:
         """Every key that is stored (all but ``temp:``)."""

@@ -28,7 +28,7 @@ class TurnResult:
         session_id: the session the turn ran in.
     """
 
-    events: list[Event] = field(default_factory=list[Event])
+    events: list[Event] = field(default_factory=lambda: [])
     error: BaseException | None = None
     runner: Runner | None = None
     session_id: str = ""

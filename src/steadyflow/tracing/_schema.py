@@ -157,8 +157,8 @@ class StepTrace:
     start: float
     end: float | None = None
     model: str | None = None
-    attempts: list[AttemptTrace] = field(default_factory=list[AttemptTrace])
-    tools: list[ToolTrace] = field(default_factory=list[ToolTrace])
+    attempts: list[AttemptTrace] = field(default_factory=lambda: [])
+    tools: list[ToolTrace] = field(default_factory=lambda: [])
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str | None = None
@@ -220,7 +220,7 @@ class InvocationTrace:
     budget_limit: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    steps: list[StepTrace] = field(default_factory=list[StepTrace])
+    steps: list[StepTrace] = field(default_factory=lambda: [])
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON-ready dicts and lists (``None`` fields dropped)."""

@@ -107,7 +107,7 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
 class _Converted:
     count: int = 0
     last_id: str = ""
-    contents: list[Content] = field(default_factory=list[Content])
+    contents: list[Content] = field(default_factory=lambda: [])
     history: HistoryView | None = None
     unpaired: bool = False  # some function response does not follow its call
 

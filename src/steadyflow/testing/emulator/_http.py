@@ -34,7 +34,7 @@ class HttpRequest:
     headers: dict[str, str]
     body: bytes
     path: str = ""
-    query: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    query: dict[str, list[str]] = field(default_factory=lambda: {})
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.target)

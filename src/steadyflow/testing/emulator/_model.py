@@ -46,7 +46,7 @@ class ToolCall:
     """A function call the emulated model makes. ``id`` is generated when None."""
 
     name: str
-    args: dict[str, Any] = field(default_factory=dict[str, Any])
+    args: dict[str, Any] = field(default_factory=lambda: {})
     id: str | None = None
 
 
@@ -113,7 +113,7 @@ class ToolSpec:
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = field(default_factory=dict[str, Any])
+    parameters: dict[str, Any] = field(default_factory=lambda: {})
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ class Turn:
 
     role: Literal["user", "model"]
     text: str = ""
-    calls: list[ToolCall] = field(default_factory=list[ToolCall])
-    results: list[ToolResult] = field(default_factory=list[ToolResult])
+    calls: list[ToolCall] = field(default_factory=lambda: [])
+    results: list[ToolResult] = field(default_factory=lambda: [])
 
 
 @dataclass
@@ -157,10 +157,10 @@ class EmulatedRequest:
     model: str
     stream: bool
     system: str = ""
-    turns: list[Turn] = field(default_factory=list[Turn])
-    tools: list[ToolSpec] = field(default_factory=list[ToolSpec])
-    headers: dict[str, str] = field(default_factory=dict[str, str])
-    body: dict[str, Any] = field(default_factory=dict[str, Any])
+    turns: list[Turn] = field(default_factory=lambda: [])
+    tools: list[ToolSpec] = field(default_factory=lambda: [])
+    headers: dict[str, str] = field(default_factory=lambda: {})
+    body: dict[str, Any] = field(default_factory=lambda: {})
     fault: Fault | None = None
 
     @property
