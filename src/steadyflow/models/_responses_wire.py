@@ -36,6 +36,17 @@ PROVIDER = "openai-responses"
 """``ProviderData.provider`` of the reasoning items this API issues."""
 
 _REASONING_MODEL = re.compile(r"o\d.*|gpt-5.*")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Whether ``model`` is one of OpenAI's reasoning models (``o1``, ``o3``..., ``gpt-5``...).
+
+    The one place both OpenAI adapters (and the emulator playing OpenAI) tell
+    a reasoning model by its name.
+    """
+    return _REASONING_MODEL.fullmatch(model) is not None
+
+
 _INCOMPLETE = {"max_output_tokens": "MAX_TOKENS", "content_filter": "SAFETY"}
 
 
@@ -190,7 +201,7 @@ def build_params(
         if thinking.include_thoughts:
             reasoning["summary"] = "auto"
         params["reasoning"] = reasoning
-    if not store and (thinking is not None or _REASONING_MODEL.fullmatch(model)):
+    if not store and (thinking is not None or is_reasoning_model(model)):
         params["include"] = ["reasoning.encrypted_content"]
     if service_tier is not None:
         params["service_tier"] = service_tier

@@ -10,7 +10,6 @@ policy is the only layer that retries, so every attempt is counted.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -29,14 +28,13 @@ from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
 from ._openai_stream import aggregate
 from ._openai_wire import build_params, response_from_message
+from ._responses_wire import is_reasoning_model
 from ._stainless import StainlessLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 from .openai_responses import OpenAIResponses
 
 __all__ = ["GROQ", "OPENAI", "Groq", "OpenAI", "OpenAICompatible", "OpenAIResponses"]
-
-_REASONING_MODEL = re.compile(r"o\d.*|gpt-5.*")
 
 
 @dataclass(frozen=True)
@@ -109,7 +107,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
 
     def _max_tokens_name(self) -> str:
         official = self._base_url is None or "api.openai.com" in self._base_url
-        if official or _REASONING_MODEL.fullmatch(self.model):
+        if official or is_reasoning_model(self.model):
             return "max_completion_tokens"
         return "max_tokens"
 

@@ -18,10 +18,10 @@ emulator's own ``encrypted_content`` when ``include`` asks for it.
 from __future__ import annotations
 
 import json
-import re
 import time
 from typing import Any
 
+from ...models._responses_wire import is_reasoning_model
 from ._dialect import Route, SseEvent, WireError, sse
 from ._model import EmulatedRequest, Reply, next_id
 from ._openai import OpenAIDialect
@@ -29,14 +29,13 @@ from ._responses_input import ResponsesWireError, issue_reasoning, read_request
 
 __all__ = ["ResponsesDialect"]
 
-_REASONING_MODEL = re.compile(r"o\d.*|gpt-5.*")
 _INCOMPLETE = {"length": "max_output_tokens", "safety": "content_filter"}
 
 
 def _reasons(request: EmulatedRequest) -> bool:
     reasoning: dict[str, Any] = request.body.get("reasoning") or {}
     effort = reasoning.get("effort")
-    return effort not in (None, "none") or bool(_REASONING_MODEL.fullmatch(request.model))
+    return effort not in (None, "none") or is_reasoning_model(request.model)
 
 
 def _summary(request: EmulatedRequest) -> str:
