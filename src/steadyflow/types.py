@@ -118,6 +118,11 @@ class Part(_Data):
     provider_data: ProviderData | None = None
     citations: list[Citation] | None = None
 
+    def has_payload(self) -> bool:
+        """Whether the part carries text, a call, a response or bytes (not just opaque data)."""
+        payload = (self.function_call, self.function_response, self.inline_data)
+        return bool(self.text) or any(value is not None for value in payload)
+
     def issued_by(self, provider: str, model: str) -> bool:
         """Whether this part's opaque data (if any) came from ``provider``/``model``."""
         data = self.provider_data

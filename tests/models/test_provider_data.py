@@ -83,3 +83,9 @@ async def test_response_metadata_reaches_the_stored_event():
     (event,) = [e for e in result.events if e.author == "a"]
     assert (event.response_id, event.service_tier) == ("msg_01", "standard")
     assert event.grounding_metadata == {"webSearchQueries": ["q"]}
+
+
+def test_a_part_of_only_a_signature_or_empty_text_has_no_payload():
+    assert not Part(thought_signature=b"s", provider_data=GEMINI).has_payload()
+    assert not Part(text="").has_payload()
+    assert Part(text="x").has_payload() and _signed_call().has_payload()

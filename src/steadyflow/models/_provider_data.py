@@ -31,11 +31,6 @@ def own_parts(content: Content, provider: str, model: str) -> list[Part]:
             kept.append(part)
         elif not part.thought:
             stripped = part.model_copy(update={"thought_signature": None, "provider_data": None})
-            if _has_payload(stripped):
+            if stripped.has_payload():
                 kept.append(stripped)
     return kept
-
-
-def _has_payload(part: Part) -> bool:
-    payload = (part.function_call, part.function_response, part.inline_data)
-    return bool(part.text) or any(value is not None for value in payload)

@@ -76,14 +76,7 @@ def _as_context(event: Event) -> Content:
 
 def _carries_something(part: Part) -> bool:
     """Whether a part is worth replaying: not a thought, not empty text."""
-    if part.thought:
-        return False
-    return bool(
-        part.text
-        or part.function_call is not None
-        or part.function_response is not None
-        or part.inline_data is not None
-    )
+    return not part.thought and part.has_payload()
 
 
 def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
