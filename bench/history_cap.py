@@ -39,7 +39,7 @@ from steadyflow import (
     Session,
 )
 from steadyflow.context import InvocationContext, LlmCallBudget
-from steadyflow.flows.processors.contents import ContentsProcessor
+from steadyflow.flows.processors import ContentsProcessor
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.sessions.in_memory import InMemorySessionService
 from steadyflow.types import UsageMetadata

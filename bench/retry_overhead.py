@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from steadyflow.context import LlmCallBudget
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 
 DISABLED = RetryConfig()
 ENABLED = RetryConfig(max_attempts=3)

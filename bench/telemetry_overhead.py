@@ -41,8 +41,8 @@ from steadyflow import telemetry
 from steadyflow.context import LlmCallBudget
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.retry._observer import CallSpans
-from steadyflow.retry.executor import generate_with_retries
 from steadyflow.tracing import InvocationRecorder
 from steadyflow.types import UsageMetadata
 

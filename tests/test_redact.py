@@ -8,9 +8,12 @@ from steadyflow import RetryConfig
 from steadyflow._redact import redact_url
 from steadyflow.cli._store import shown_url
 from steadyflow.errors import ConfigurationError
-from steadyflow.retry.breaker import CircuitBreaker
-from steadyflow.retry.budget import TokenBucketRetryBudget
-from steadyflow.retry.redis_budget import RedisCircuitBreaker, RedisRetryBudget
+from steadyflow.retry import (
+    CircuitBreaker,
+    RedisCircuitBreaker,
+    RedisRetryBudget,
+    TokenBucketRetryBudget,
+)
 from steadyflow.sessions import open_session_service
 from steadyflow.sessions.sql import SqlSessionService
 from steadyflow.testing import FakeClock

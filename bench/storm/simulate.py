@@ -18,7 +18,7 @@ from typing import Any
 
 from steadyflow import InMemoryRunner, LlmAgent, RunConfig
 from steadyflow.errors import ModelError
-from steadyflow.retry.clock import set_clock
+from steadyflow.retry._clock import set_clock
 
 from ..common import percentile
 from .policies import StormPolicy

@@ -39,7 +39,7 @@ if typing.TYPE_CHECKING:
     from .events import Event, EventActions
     from .history.policy import Compaction, HistoryPolicy
     from .live_request_queue import LiveRequest, LiveRequestQueue
-    from .retry.config import RetryConfig
+    from .retry._config import RetryConfig
     from .run_config import RunConfig, StreamingMode
     from .runner import InMemoryRunner, Runner
     from .sessions.base import BaseSessionService, Session
@@ -107,7 +107,7 @@ _LAZY: dict[str, str] = {
     "Part": "types",
     "ProviderData": "types",
     "ReadonlyContext": "context",
-    "RetryConfig": "retry.config",
+    "RetryConfig": "retry._config",
     "RunConfig": "run_config",
     "Runner": "runner",
     "SchemaVersionError": "errors",

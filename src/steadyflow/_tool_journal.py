@@ -1,6 +1,6 @@
 """``ToolJournal``: the seam between tool dispatch and the durable layer.
 
-Tool dispatch (``flows/functions.py``) asks the invocation's journal, when
+Tool dispatch (``flows/_functions.py``) asks the invocation's journal, when
 it has one, three things: to record that a batch of calls is about to run
 (one durable write for the batch), whether a call already has an outcome
 from before a crash (its stored result, or an "interrupted" response for a

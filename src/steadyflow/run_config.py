@@ -6,7 +6,7 @@ import enum
 import logging
 from dataclasses import dataclass, field
 
-from .retry.config import RetryConfig
+from .retry._config import RetryConfig
 
 __all__ = ["RunConfig", "StreamingMode"]
 

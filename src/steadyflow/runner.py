@@ -32,7 +32,7 @@ from .context import InvocationContext, LlmCallBudget, new_invocation_id
 from .durable import RecordKeeper, claim, resume_point, resumed_events, start_record
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
-from .flows.callbacks import run_callbacks
+from .flows._callbacks import run_callbacks
 from .live_request_queue import LiveRequestQueue
 from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode

@@ -13,8 +13,7 @@ from steadyflow import (
     Part,
     ToolContext,
 )
-from steadyflow.flows.auto_flow import AutoFlow
-from steadyflow.flows.single_flow import SingleFlow
+from steadyflow.flows import AutoFlow, SingleFlow
 from steadyflow.testing import ScriptedLlm, call, run_turn
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from steadyflow import Content, Event, FunctionCall, LlmAgent, Part, RunConfig, UsageMetadata
 from steadyflow.context import InvocationContext, LlmCallBudget
-from steadyflow.flows.processors.contents import ContentsProcessor
+from steadyflow.flows.processors import ContentsProcessor
 from steadyflow.models import LlmRequest
 from steadyflow.sessions.base import Session
 from steadyflow.sessions.in_memory import InMemorySessionService

@@ -11,7 +11,7 @@ from steadyflow.models import BaseLlm, LlmRequest
 from steadyflow.models._anthropic_answer import Answer, response_from
 from steadyflow.models._anthropic_wire import DEFAULT_MAX_TOKENS, build_params
 from steadyflow.models.anthropic import Anthropic
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing.emulator import Fault
 from steadyflow.types import Content, GenerateContentConfig, Part
 from tests.models.providers import Emulate, MakeLlm

@@ -21,7 +21,7 @@ from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
 from steadyflow.errors import ModelConnectionError, ModelHTTPError, ModelResponseError
 from steadyflow.models import LlmRequest
 from steadyflow.models.anthropic import Anthropic
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing import FakeClock
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import Content

@@ -22,7 +22,7 @@ from steadyflow.models.anthropic import Anthropic
 from steadyflow.models.gemini import Gemini
 from steadyflow.models.openai import OpenAI
 from steadyflow.retry import RetryConfig
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock
 from steadyflow.types import Content
 from tests.support.hostile import HostileServer, Pause, Reply

@@ -9,8 +9,8 @@ from steadyflow import CallbackContext, LlmAgent, RetryConfig, RunConfig, Stream
 from steadyflow.errors import CircuitOpenError, LlmCallsLimitExceededError, ModelHTTPError
 from steadyflow.models import LlmRegistry, LlmRequest, LlmResponse
 from steadyflow.models.fallback import ANSWERED_BY_KEY, FALLBACK_INDEX_KEY, FallbackLlm
-from steadyflow.retry.breaker import CircuitBreaker
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES
+from steadyflow.retry import CircuitBreaker
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES
 from steadyflow.testing import FakeClock, ScriptedLlm, Stream, fake_clock, http_error
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import Content

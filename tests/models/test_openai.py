@@ -10,7 +10,7 @@ from steadyflow.errors import ConfigurationError, ModelHTTPError
 from steadyflow.models import LlmRequest
 from steadyflow.models._openai_wire import assemble, build_params
 from steadyflow.models.openai import Groq, OpenAI
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing.emulator import Fault
 from steadyflow.types import (
     Content,

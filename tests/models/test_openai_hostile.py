@@ -19,7 +19,7 @@ from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
 from steadyflow.errors import ModelConnectionError, ModelError, ModelHTTPError, ModelResponseError
 from steadyflow.models import LlmRequest, LlmResponse
 from steadyflow.models.openai import Groq, OpenAI
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing import fake_clock
 from steadyflow.testing.harness import run_turn
 from steadyflow.types import Content, UsageMetadata

@@ -19,7 +19,7 @@ from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
 from steadyflow.errors import ConfigurationError, ModelConnectionError, ModelError, ModelHTTPError
 from steadyflow.models import LlmRegistry, LlmRequest, LlmResponse
 from steadyflow.models.openai import OpenAIResponses
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import ProviderEmulator, Reply, Usage
 from steadyflow.testing.harness import run_turn

@@ -20,7 +20,7 @@ from steadyflow.errors import (
     ModelTimeoutError,
 )
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES
 from steadyflow.testing.emulator import Fault, Reply
 from steadyflow.types import Content
 from tests.models.providers import PROVIDERS, Emulate, MakeLlm

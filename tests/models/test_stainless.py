@@ -14,7 +14,7 @@ from steadyflow.models import BaseLlm, LlmRequest
 from steadyflow.models._stainless import stream_error_status
 from steadyflow.models.anthropic import Anthropic
 from steadyflow.models.openai import OpenAI, OpenAIResponses
-from steadyflow.retry.config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES as CODES
 from steadyflow.types import Content
 from tests.models.providers import SECRET
 from tests.support.hostile import HostileServer, Reply

@@ -18,7 +18,7 @@ from steadyflow.context import LlmCallBudget
 from steadyflow.errors import ModelTimeoutError
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock, http_error
 
 TINY = 0.1

@@ -3,7 +3,7 @@
 import pytest
 
 from steadyflow.errors import CircuitOpenError
-from steadyflow.retry.breaker import Breaker, CircuitBreaker, CircuitState
+from steadyflow.retry._breaker import Breaker, CircuitBreaker, CircuitState
 from steadyflow.testing import FakeClock
 
 KEY = "openai:gpt-4o"

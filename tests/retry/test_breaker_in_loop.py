@@ -7,9 +7,8 @@ import pytest
 from steadyflow.context import LlmCallBudget
 from steadyflow.errors import CircuitOpenError, ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
-from steadyflow.retry import RetryConfig
-from steadyflow.retry.breaker import CircuitBreaker, CircuitState
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry import CircuitBreaker, CircuitState, RetryConfig
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock, ScriptedLlm, http_error
 from steadyflow.types import Content
 

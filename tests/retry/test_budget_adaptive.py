@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from steadyflow.retry.budget import AdaptiveThrottle, RetryBudget, shed_probability
+from steadyflow.retry._budget import AdaptiveThrottle, RetryBudget, shed_probability
 from steadyflow.testing import FakeClock
 
 KEY = "openai:gpt-4o"

@@ -8,9 +8,8 @@ import pytest
 from steadyflow.context import LlmCallBudget
 from steadyflow.errors import CircuitOpenError, LlmCallsLimitExceededError, ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest
-from steadyflow.retry import RetryConfig
-from steadyflow.retry.budget import AdaptiveThrottle, TokenBucketRetryBudget
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry import AdaptiveThrottle, RetryConfig, TokenBucketRetryBudget
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock, ScriptedLlm, http_error
 from steadyflow.types import Content
 

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from steadyflow.retry.budget import RetryBudget, TokenBucketRetryBudget
+from steadyflow.retry import RetryBudget, TokenBucketRetryBudget
 
 KEY = "openai:gpt-4o"
 

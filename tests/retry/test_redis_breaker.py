@@ -8,8 +8,7 @@ import pytest
 from tests.support.redis import RedisServer
 
 from steadyflow.errors import CircuitOpenError
-from steadyflow.retry.breaker import CircuitBreaker, CircuitState
-from steadyflow.retry.redis_budget import RedisCircuitBreaker
+from steadyflow.retry import CircuitBreaker, CircuitState, RedisCircuitBreaker
 from steadyflow.testing import FakeClock
 
 pytestmark = pytest.mark.redis

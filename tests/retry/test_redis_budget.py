@@ -9,8 +9,7 @@ import pytest
 from redis.asyncio import Redis
 from tests.support.redis import RedisServer
 
-from steadyflow.retry.budget import AdaptiveThrottle, TokenBucketRetryBudget
-from steadyflow.retry.redis_budget import RedisRetryBudget
+from steadyflow.retry import AdaptiveThrottle, RedisRetryBudget, TokenBucketRetryBudget
 from steadyflow.testing import FakeClock
 
 pytestmark = pytest.mark.redis

@@ -7,9 +7,13 @@ from redis.asyncio import Redis
 from tests.support.redis import RedisServer, start_redis
 from tests.support.servers import ServerUnavailableError, free_port, server_unavailable
 
-from steadyflow.retry.breaker import CircuitBreaker, CircuitState
-from steadyflow.retry.budget import TokenBucketRetryBudget
-from steadyflow.retry.redis_budget import RedisCircuitBreaker, RedisRetryBudget
+from steadyflow.retry import (
+    CircuitBreaker,
+    CircuitState,
+    RedisCircuitBreaker,
+    RedisRetryBudget,
+    TokenBucketRetryBudget,
+)
 from steadyflow.testing import FakeClock
 
 KEY = "openai:gpt-4o"

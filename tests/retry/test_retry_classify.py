@@ -1,7 +1,7 @@
 from collections.abc import Collection
 
 from steadyflow.errors import LlmCallsLimitExceededError, error_chain
-from steadyflow.retry.classify import describe_failure
+from steadyflow.retry._classify import describe_failure
 from steadyflow.testing import ScriptedLlm, caused_by, connection_error, http_error
 
 CODES = frozenset({429, 503})

@@ -143,8 +143,8 @@ def test_invalid_values_raise_value_error_naming_the_field(kwargs, field) -> Non
 @pytest.mark.slow  # a fresh interpreter
 def test_the_config_imports_no_budget_or_breaker_implementation() -> None:
     code = (
-        "import sys; from steadyflow.retry.config import RetryConfig;"
-        "impl=('steadyflow.retry.budget','steadyflow.retry.breaker','steadyflow.retry.redis_budget');"
+        "import sys; from steadyflow.retry._config import RetryConfig;"
+        "impl=('steadyflow.retry._budget','steadyflow.retry._breaker','steadyflow.retry._redis_budget');"
         "print([m for m in impl if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

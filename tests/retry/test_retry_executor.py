@@ -10,7 +10,7 @@ from steadyflow.context import LlmCallBudget
 from steadyflow.errors import LlmCallsLimitExceededError, ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import (
     FakeClock,
     FunctionLlm,

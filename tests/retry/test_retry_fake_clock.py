@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from steadyflow.retry.clock import SystemClock, current_clock, set_clock
+from steadyflow.retry._clock import SystemClock, current_clock, set_clock
 from steadyflow.testing import FakeClock, fake_clock, is_testing, set_testing
 
 

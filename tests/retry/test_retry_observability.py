@@ -11,7 +11,7 @@ from steadyflow.context import LlmCallBudget
 from steadyflow.errors import ModelHTTPError
 from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock, ScriptedLlm, http_error
 
 RETRY3 = RetryConfig(max_attempts=3, jitter_ratio=0.0)

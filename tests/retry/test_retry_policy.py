@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from steadyflow.retry import RetryConfig
-from steadyflow.retry.policy import (
+from steadyflow.retry import (
+    RetryConfig,
     RetryDecision,
     RetryDetails,
     RetryReason,

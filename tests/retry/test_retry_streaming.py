@@ -6,7 +6,7 @@ from steadyflow.context import LlmCallBudget
 from steadyflow.errors import ModelHTTPError
 from steadyflow.models import LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock, ScriptedLlm, Stream, connection_error, http_error
 
 RETRY3 = RetryConfig(max_attempts=3, jitter_ratio=0.0)

@@ -24,7 +24,7 @@ from .._aio import aclose
 from ..context import CallbackContext, InvocationContext
 from ..errors import ConfigurationError
 from ..events import Event
-from ..flows.callbacks import Callbacks, chained, normalize_callbacks, run_callbacks
+from ..flows._callbacks import Callbacks, chained, normalize_callbacks, run_callbacks
 from ..types import Content
 
 __all__ = ["BaseAgent", "Callback"]

@@ -15,11 +15,11 @@ from pydantic import BaseModel
 from ..context import InstructionProvider, InvocationContext
 from ..errors import ConfigurationError
 from ..events import Event
-from ..flows.auto_flow import AutoFlow
-from ..flows.base_flow import BaseLlmFlow
-from ..flows.callbacks import normalize_callbacks
-from ..flows.live import run_live
-from ..flows.single_flow import SingleFlow
+from ..flows._auto_flow import AutoFlow
+from ..flows._base_flow import BaseLlmFlow
+from ..flows._callbacks import normalize_callbacks
+from ..flows._live import run_live
+from ..flows._single_flow import SingleFlow
 from ..history.policy import HistoryPolicy
 from ..models.base import BaseLlm
 from ..models.registry import LlmRegistry

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..models.base import BaseLlm
-from ..retry.config import RetryConfig
+from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..testing.emulator import Fault, ProviderEmulator, parse_fault

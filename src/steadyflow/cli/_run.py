@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..agents.base_agent import BaseAgent
 from ..errors import ConfigurationError
-from ..retry.config import RetryConfig
+from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..sessions import BaseSessionService

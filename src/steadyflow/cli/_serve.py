@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..retry.config import RetryConfig
+from ..retry._config import RetryConfig
 from ._errors import CliError
 from ._loader import load_agent, override_model
 

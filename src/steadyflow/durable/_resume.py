@@ -26,7 +26,7 @@ from ..agents.llm_agent import LlmAgent
 from ..context import InvocationContext
 from ..errors import NothingToResumeError
 from ..events import Event
-from ..flows.functions import execute_function_calls
+from ..flows._functions import execute_function_calls
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from ..types import Content, FunctionCall

@@ -21,7 +21,7 @@ from ..tools.base_toolset import BaseToolset
 from ..types import GenerateContentConfig
 
 if TYPE_CHECKING:
-    from .base_flow import BaseLlmFlow
+    from ._base_flow import BaseLlmFlow
 
 __all__ = ["FlowAgent"]
 

@@ -3,7 +3,7 @@
 The request is rebuilt from the session on every step, so without a policy a
 long session replays its whole history into every call. These are plain,
 validated settings; the contents request processor applies them
-(``steadyflow.flows.processors.history``), so the request a model receives,
+(``steadyflow.flows.processors._history``), so the request a model receives,
 and what ``dump-request`` shows, is exactly the trimmed one.
 """
 

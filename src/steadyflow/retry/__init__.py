@@ -1,11 +1,15 @@
 """Retries at the model-call boundary: configuration, policy and the retry loop.
 
 ``RetryConfig`` is what users set; ``decide`` is the pure policy;
-``executor.generate_with_retries`` is the loop the flow runs around each
-logical model call; ``clock`` holds the injectable clock all waits go through.
+``_executor.generate_with_retries`` is the loop the flow runs around each
+logical model call; ``_clock`` holds the injectable clock all waits go through
+(``steadyflow.testing.fake_clock`` replaces it in tests).
 Budgets (``TokenBucketRetryBudget``, ``AdaptiveThrottle``) and the
 ``CircuitBreaker`` cap retries and calls across all calls of a process, and
 their ``Redis`` twins across a fleet.
+
+Import from this package, never from a submodule: every module here has an
+underscore name and may change; the names in ``__all__`` are the public ones.
 """
 
 from __future__ import annotations
@@ -13,28 +17,28 @@ from __future__ import annotations
 import typing
 
 if typing.TYPE_CHECKING:
+    from ._breaker import CircuitBreaker, CircuitState
+    from ._budget import AdaptiveThrottle, TokenBucketRetryBudget
+    from ._config import RetryConfig
+    from ._policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
     from ._protocols import RetryBudget
-    from .breaker import CircuitBreaker, CircuitState
-    from .budget import AdaptiveThrottle, TokenBucketRetryBudget
-    from .config import RetryConfig
-    from .policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
-    from .redis_budget import RedisCircuitBreaker, RedisRetryBudget
+    from ._redis_budget import RedisCircuitBreaker, RedisRetryBudget
 
 # Public name -> the submodule defining it, imported on first access (PEP 562).
 _LAZY: dict[str, str] = {
-    "AdaptiveThrottle": "budget",
-    "CircuitBreaker": "breaker",
-    "CircuitState": "breaker",
-    "RedisCircuitBreaker": "redis_budget",
-    "RedisRetryBudget": "redis_budget",
+    "AdaptiveThrottle": "_budget",
+    "CircuitBreaker": "_breaker",
+    "CircuitState": "_breaker",
+    "RedisCircuitBreaker": "_redis_budget",
+    "RedisRetryBudget": "_redis_budget",
     "RetryBudget": "_protocols",
-    "RetryConfig": "config",
-    "RetryDecision": "policy",
-    "RetryDetails": "policy",
-    "RetryReason": "policy",
-    "TokenBucketRetryBudget": "budget",
-    "backoff_delay": "policy",
-    "decide": "policy",
+    "RetryConfig": "_config",
+    "RetryDecision": "_policy",
+    "RetryDetails": "_policy",
+    "RetryReason": "_policy",
+    "TokenBucketRetryBudget": "_budget",
+    "backoff_delay": "_policy",
+    "decide": "_policy",
 }
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from .. import telemetry
 from .._aio import aclose
 from ..models.llm_response import LlmResponse
-from .policy import RetryDecision, RetryDetails
+from ._policy import RetryDecision, RetryDetails
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span

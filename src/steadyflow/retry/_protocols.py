@@ -1,7 +1,7 @@
 """What the retry loop asks of a retry budget and a circuit breaker: their two Protocols.
 
-Declared apart from the implementations (``budget.py``, ``breaker.py``,
-``redis_budget.py``) so that ``RetryConfig``, a plain value, depends only on
+Declared apart from the implementations (``_budget.py``, ``_breaker.py``,
+``_redis_budget.py``) so that ``RetryConfig``, a plain value, depends only on
 the interface: any object with these methods fits, and the config module
 imports no budget or breaker code.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .._response_cap import DEFAULT_MAX_RESPONSE_BYTES
-from ..retry.config import RetryConfig
+from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ._errors import ApiError, FieldError
 from ._schemas import RunOptions

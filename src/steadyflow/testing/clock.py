@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Generator
 from contextlib import contextmanager
 
-from ..retry.clock import current_clock, set_clock
+from ..retry._clock import current_clock, set_clock
 
 __all__ = ["FakeClock", "fake_clock", "is_testing", "set_testing"]
 

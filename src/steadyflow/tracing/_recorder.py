@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from ..models.llm_request import LlmRequest
     from ..models.llm_response import LlmResponse
-    from ..retry.policy import RetryDecision, RetryDetails
+    from ..retry._policy import RetryDecision, RetryDetails
 
 __all__ = ["InvocationRecorder", "ModelCallRecorder", "ToolCallScope"]
 

@@ -1,7 +1,7 @@
 from tests.history.histories import process
 
 from steadyflow import Content, Event, FunctionCall, LlmAgent, Part
-from steadyflow.flows.processors.contents import event_to_content
+from steadyflow.flows.processors._contents import event_to_content
 from steadyflow.testing import ScriptedLlm, run_turn
 
 

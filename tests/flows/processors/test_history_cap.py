@@ -10,7 +10,7 @@ from tests.history.histories import (
 )
 
 from steadyflow import Content, HistoryPolicy, LlmAgent, Part
-from steadyflow.flows.processors.contents import event_to_content
+from steadyflow.flows.processors._contents import event_to_content
 from steadyflow.history.tokens import CONTENT_OVERHEAD_TOKENS
 from steadyflow.testing import ScriptedLlm, call, run_turn
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from tests.history.histories import AGENT, build_request, calls, chat, histories, responses, user
 
 from steadyflow import Content, Event, HistoryPolicy, LlmAgent
-from steadyflow.flows.processors.contents import event_to_content
+from steadyflow.flows.processors._contents import event_to_content
 from steadyflow.history.tokens import entry_tokens
 from steadyflow.testing import ScriptedLlm
 

@@ -2,7 +2,7 @@ import pytest
 
 from steadyflow import LlmAgent, MissingStateKeyError
 from steadyflow.context import ReadonlyContext
-from steadyflow.flows.processors.instructions import fill_template
+from steadyflow.flows.processors._instructions import fill_template
 from steadyflow.testing import ScriptedLlm, call, run_turn
 
 

@@ -1,13 +1,17 @@
-"""Request and response processors; a flow's lists of them are user-editable."""
+"""Request and response processors; a flow's lists of them are user-editable.
 
-from .agent_transfer import AgentTransferProcessor
-from .base import RequestProcessor, ResponseProcessor
-from .basic import BasicProcessor
-from .contents import ContentsProcessor
-from .identity import IdentityProcessor
-from .instructions import InstructionsProcessor
-from .output_schema import OutputSchemaProcessor
-from .tools import ToolsProcessor
+Import them from this package: each lives in an underscore module that may
+change; the names in ``__all__`` are the public ones.
+"""
+
+from ._agent_transfer import AgentTransferProcessor
+from ._base import RequestProcessor, ResponseProcessor
+from ._basic import BasicProcessor
+from ._contents import ContentsProcessor
+from ._identity import IdentityProcessor
+from ._instructions import InstructionsProcessor
+from ._output_schema import OutputSchemaProcessor
+from ._tools import ToolsProcessor
 
 __all__ = [
     "AgentTransferProcessor",

@@ -1,6 +1,8 @@
 """Sessions in SQLite (the embedded default) or PostgreSQL, on SQLAlchemy 2 async.
 
-Needs the ``sql`` extra: ``pip install 'steadyflow[sql]'``.
+Needs the ``sql`` extra: ``pip install 'steadyflow[sql]'``. Import
+``SqlSessionService`` from here (or from ``steadyflow.sessions``): the modules
+of this package have underscore names and may change.
 """
 
 from __future__ import annotations
@@ -13,6 +15,6 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from exc
 
 from ._schema import SCHEMA_VERSION
-from .service import SqlSessionService
+from ._service import SqlSessionService
 
 __all__ = ["SCHEMA_VERSION", "SqlSessionService"]

@@ -32,11 +32,11 @@ from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
 from ..tracing import StepTrace
 from ..types import FunctionCall
+from ._call_llm import call_llm
+from ._functions import assign_call_ids, execute_function_calls, prepare_calls
+from ._response_to_event import response_to_event
 from ._span import agent_span
-from .call_llm import call_llm
-from .functions import assign_call_ids, execute_function_calls, prepare_calls
-from .processors.base import RequestProcessor, ResponseProcessor
-from .response_to_event import response_to_event
+from .processors._base import RequestProcessor, ResponseProcessor
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from .base_flow import BaseLlmFlow
-from .processors.base import RequestProcessor
-from .processors.basic import BasicProcessor
-from .processors.contents import ContentsProcessor
-from .processors.identity import IdentityProcessor
-from .processors.instructions import InstructionsProcessor
-from .processors.output_schema import OutputSchemaProcessor
-from .processors.tools import ToolsProcessor
+from ._base_flow import BaseLlmFlow
+from .processors._base import RequestProcessor
+from .processors._basic import BasicProcessor
+from .processors._contents import ContentsProcessor
+from .processors._identity import IdentityProcessor
+from .processors._instructions import InstructionsProcessor
+from .processors._output_schema import OutputSchemaProcessor
+from .processors._tools import ToolsProcessor
 
 __all__ = ["SingleFlow", "default_request_processors"]
 

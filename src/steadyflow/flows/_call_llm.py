@@ -22,10 +22,10 @@ from ..context import CallbackContext, InvocationContext
 from ..errors import call_limit_in_chain
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from ..retry.executor import generate_with_retries
+from ..retry._executor import generate_with_retries
 from ..run_config import StreamingMode
 from ..tracing import StepTrace
-from .callbacks import Callbacks, chained, run_callbacks
+from ._callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, Self
 
 from .._redact import redact_url
 from . import _validate
+from ._breaker import CircuitBreaker, CircuitState, open_circuit_error
+from ._budget import AdaptiveThrottle, TokenBucketRetryBudget
+from ._clock import Clock, current_clock
 from ._redis_scripts import SCRIPTS
 from ._window import BUCKETS
-from .breaker import CircuitBreaker, CircuitState, open_circuit_error
-from .budget import AdaptiveThrottle, TokenBucketRetryBudget
-from .clock import Clock, current_clock
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ...context import InstructionProvider, InvocationContext, ReadonlyContext
 from ...errors import MissingStateKeyError
 from ...models.llm_request import LlmRequest
-from .base import RequestProcessor
+from ._base import RequestProcessor
 
 if TYPE_CHECKING:
     from .._agent import FlowAgent

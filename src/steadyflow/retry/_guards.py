@@ -1,7 +1,7 @@
 """The budget and the breaker around each provider attempt, as the retry loop uses them.
 
 ``RetryConfig.budget`` and ``RetryConfig.circuit_breaker`` are shared,
-stateful objects; the loop in ``executor.py`` talks to them only through
+stateful objects; the loop in ``_executor.py`` talks to them only through
 ``Guards``, at three points: before the first attempt (``admit_first``),
 after a successful attempt (``record``), and after a failed one
 (``after_failure``: record it, then ask about the retry).
@@ -19,10 +19,10 @@ import logging
 from dataclasses import dataclass
 
 from ..errors import CircuitOpenError
+from ._budget import budget_key
+from ._config import RetryConfig
+from ._policy import RetryDecision, RetryDetails, RetryReason
 from ._protocols import Breaker, RetryBudget
-from .budget import budget_key
-from .config import RetryConfig
-from .policy import RetryDecision, RetryDetails, RetryReason
 
 __all__ = ["Guards"]
 

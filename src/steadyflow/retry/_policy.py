@@ -1,7 +1,7 @@
 """The retry policy as a pure function: facts about a failed attempt in, a decision out.
 
 Nothing here sleeps, reads a clock, draws random numbers or touches an
-exception: the loop in ``executor.py`` gathers the facts (``RetryDetails``),
+exception: the loop in ``_executor.py`` gathers the facts (``RetryDetails``),
 asks ``decide`` and does the waiting. That keeps every rule testable as data.
 
 Delay before retry n (n = 1, 2, ...), with u drawn uniformly from [-1, 1]::
@@ -20,7 +20,7 @@ import enum
 import math
 from dataclasses import dataclass
 
-from .config import RetryConfig
+from ._config import RetryConfig
 
 __all__ = ["RetryDecision", "RetryDetails", "RetryReason", "backoff_delay", "decide"]
 

@@ -20,7 +20,7 @@ from ...models.base import BaseLlm
 from ...models.llm_request import LlmRequest
 from ...models.llm_response import LlmResponse
 from ...models.registry import LlmRegistry
-from ...retry.executor import generate_with_retries
+from ...retry._executor import generate_with_retries
 from ...types import Content, GenerateContentConfig, Part
 
 __all__ = ["render_transcript", "summarize"]

@@ -15,7 +15,7 @@ from collections.abc import Collection
 
 from ..errors import LlmCallsLimitExceededError, error_chain
 from ..models.base import BaseLlm, classify_link, status_of
-from .policy import RetryDetails
+from ._policy import RetryDetails
 
 __all__ = ["describe_failure"]
 

@@ -23,7 +23,7 @@ What an agent sees:
 With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
 ``HistoryView`` is kept beside the cached contents and the request gets only
 the window the policy allows, possibly behind a compaction summary
-(``history.py``); compaction summary events are never conversation.
+(``_history.py``); compaction summary events are never conversation.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from ...history.summary import is_summary_event
 from ...history.tokens import content_tokens
 from ...models.llm_request import LlmRequest
 from ...types import Content, Part
+from ._base import RequestProcessor
+from ._history import HistoryView, history_contents, warn_if_over
 from ._pairing import is_paired_after, needs_pairing, pair_function_responses
-from .base import RequestProcessor
-from .history import HistoryView, history_contents, warn_if_over
 
 if TYPE_CHECKING:
     from .._agent import FlowAgent

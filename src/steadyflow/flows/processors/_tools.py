@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ...context import InvocationContext, ReadonlyContext
 from ...models.llm_request import LlmRequest
 from ...tools.base_tool import BaseTool
-from .base import RequestProcessor
+from ._base import RequestProcessor
 
 if TYPE_CHECKING:
     from .._agent import FlowAgent

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..tools.base_tool import BaseTool
 from ..tools.transfer_to_agent import TRANSFER_TOOL_NAME, transfer_to_agent_tool
-from .base_flow import BaseLlmFlow
-from .processors.agent_transfer import AgentTransferProcessor
-from .processors.tools import ToolsProcessor
-from .single_flow import default_request_processors
+from ._base_flow import BaseLlmFlow
+from ._single_flow import default_request_processors
+from .processors._agent_transfer import AgentTransferProcessor
+from .processors._tools import ToolsProcessor
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent

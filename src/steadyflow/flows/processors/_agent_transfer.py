@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ...context import InvocationContext
 from ...models.llm_request import LlmRequest
 from ...tools.transfer_to_agent import TRANSFER_TOOL_NAME
-from .base import RequestProcessor
+from ._base import RequestProcessor
 
 if TYPE_CHECKING:
     from .._agent import FlowAgent

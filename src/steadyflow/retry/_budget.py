@@ -16,7 +16,7 @@ one failing model never blocks another:
   ``window`` seconds, a retry is shed with probability
   ``max(0, (requests - k * accepts) / (requests + 1))``.
 
-``RedisRetryBudget`` (``redis_budget.py``) shares either one across processes.
+``RedisRetryBudget`` (``_redis_budget.py``) shares either one across processes.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from datetime import timedelta
 from typing import Self
 
 from . import _validate
+from ._clock import Clock, current_clock
 from ._protocols import RetryBudget
 from ._window import SlidingCounts
-from .clock import Clock, current_clock
 
 __all__ = [
     "AdaptiveThrottle",

@@ -23,7 +23,7 @@ the spans and the trace. What it guarantees:
   model's ``timeout`` and what remains of ``total_timeout`` (``_deadline.py``):
   past it the attempt fails with ``ModelTimeoutError``.
 - A shared budget and circuit breaker (``RetryConfig.budget`` /
-  ``circuit_breaker``, see ``guards.py``) are told every outcome and may
+  ``circuit_breaker``, see ``_guards.py``) are told every outcome and may
   refuse a retry or fail the call fast.
 - A model that stands for several (``FallbackLlm``) walks them itself
   (``BaseLlm.call_models``); this loop is what it runs on each.
@@ -41,13 +41,13 @@ from .._aio import aclose
 from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from ._classify import describe_failure
+from ._clock import Clock, current_clock
+from ._config import RetryConfig
 from ._deadline import attempt_bound, within
+from ._guards import Guards
 from ._observer import AttemptObserver, CallSpans
-from .classify import describe_failure
-from .clock import Clock, current_clock
-from .config import RetryConfig
-from .guards import Guards
-from .policy import RetryDecision, RetryDetails, decide
+from ._policy import RetryDecision, RetryDetails, decide
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span

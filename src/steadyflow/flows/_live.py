@@ -17,12 +17,12 @@ from ..context import InvocationContext
 from ..events import Event
 from ..live_request_queue import LiveRequestQueue
 from ..models.base import BaseLlmConnection
-from .functions import execute_function_calls, prepare_calls
-from .response_to_event import response_to_event
+from ._functions import execute_function_calls, prepare_calls
+from ._response_to_event import response_to_event
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent
-    from .base_flow import BaseLlmFlow
+    from ._base_flow import BaseLlmFlow
 
 __all__ = ["run_live"]
 

@@ -28,9 +28,9 @@ from typing import Self
 
 from ..errors import CircuitOpenError
 from . import _validate
+from ._clock import Clock, current_clock
 from ._protocols import Breaker
 from ._window import SlidingCounts
-from .clock import Clock, current_clock
 
 __all__ = ["Breaker", "CircuitBreaker", "CircuitState", "open_circuit_error"]
 

@@ -40,7 +40,7 @@ from ...history.window import HistoryIndex, Window
 from ...models.base import BaseLlm
 from ...models.llm_request import LlmRequest
 from ...types import Content
-from .compaction import render_transcript, summarize
+from ._compaction import render_transcript, summarize
 
 __all__ = ["HistoryView", "history_contents", "warn_if_over"]
 

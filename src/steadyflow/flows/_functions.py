@@ -32,7 +32,7 @@ from ..tools.base_tool import BaseTool
 from ..tools.function_tool import ToolArgumentsError
 from ..tracing import StepTrace, ToolCallScope
 from ..types import Content, FunctionCall, Part
-from .callbacks import Callbacks, chained, run_callbacks
+from ._callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent
