@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo demo-tree test test-fast lint typecheck pytest services bench bench-quick clean
+.PHONY: demo demo-tree test test-fast lint typecheck docs docs-serve pytest services bench bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,13 +35,23 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/pyright
 
+# The documentation site (mkdocs.yml, docs/). --strict: a broken link or anchor,
+# a page missing from the nav or a docstring griffe cannot parse fails the build.
+export NO_MKDOCS_2_WARNING := 1
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8001
+
 services: $(STAMP)
 	bash scripts/ensure-services.sh
 
 pytest: $(STAMP) services
 	$(BIN)/pytest -q
 
-test: lint typecheck pytest
+test: lint typecheck docs pytest
 
 # The edit loop: everything but the tests marked `slow` (a browser, fuzzing, a
 # database server, subprocesses). `make test` (and CI) still runs them all.

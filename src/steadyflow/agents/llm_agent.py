@@ -95,7 +95,8 @@ class LlmAgent(BaseAgent):
         on_tool_error_callback: ``(tool, args, tool_context, error)`` when the
             tool raised; a returned dict becomes the tool's response (with
             none, the model reads an error response).
-        before_agent_callback / after_agent_callback: see ``BaseAgent``.
+        before_agent_callback: see ``BaseAgent``.
+        after_agent_callback: see ``BaseAgent``.
 
     Each callback argument takes one callable or a list (sync or async); the
     first non-None result wins.

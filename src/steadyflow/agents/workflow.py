@@ -86,7 +86,8 @@ class SequentialAgent(_WorkflowAgent):
         name: unique name in the agent tree.
         sub_agents: the stages, in order.
         description: what the pipeline does (for a parent that transfers to it).
-        before_agent_callback / after_agent_callback: see ``BaseAgent``.
+        before_agent_callback: see ``BaseAgent``.
+        after_agent_callback: see ``BaseAgent``.
     """
 
     def _run_sub_agents(self, ctx: InvocationContext) -> AsyncIterator[Event]:
@@ -119,7 +120,8 @@ class LoopAgent(_WorkflowAgent):
             (give the loop's agents ``steadyflow.tools.exit_loop``) or the
             invocation's ``max_llm_calls`` budget ends it.
         description: what the loop does.
-        before_agent_callback / after_agent_callback: see ``BaseAgent``.
+        before_agent_callback: see ``BaseAgent``.
+        after_agent_callback: see ``BaseAgent``.
     """
 
     def __init__(
