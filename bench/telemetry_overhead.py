@@ -43,7 +43,7 @@ from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.retry import RetryConfig
 from steadyflow.retry._executor import generate_with_retries
 from steadyflow.retry._observer import CallSpans
-from steadyflow.tracing import InvocationRecorder
+from steadyflow.trace_record import InvocationRecorder
 from steadyflow.types import UsageMetadata
 
 REQUEST = LlmRequest(model="bench-model")

@@ -20,7 +20,7 @@ from typing import Any
 
 from steadyflow import LlmAgent, Runner
 from steadyflow.testing.emulator import EmulatedRequest, ProviderEmulator, ScriptItem, ToolCall
-from steadyflow.tracing import InvocationTrace
+from steadyflow.trace_record import InvocationTrace
 
 QUESTION = "Remember to buy milk, then tell me my notes."
 

@@ -38,7 +38,7 @@ from steadyflow import (
 from steadyflow.models import BaseLlm
 from steadyflow.testing.emulator import EmulatedRequest, ProviderEmulator, ScriptItem, ToolCall
 from steadyflow.tools import exit_loop
-from steadyflow.tracing import InvocationTrace
+from steadyflow.trace_record import InvocationTrace
 
 QUESTION = "Plan my weekend in Lisbon"
 FEEDBACK = "Add the events."

@@ -29,7 +29,7 @@ from .events import EventActions
 from .plugins._manager import PluginManager
 from .run_config import RunConfig
 from .sessions.base import BaseSessionService, Session
-from .tracing import InvocationRecorder
+from .trace_record import InvocationRecorder
 from .types import Content
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import asyncio
 from steadyflow.context import LlmCallBudget
 from steadyflow.durable import RecordKeeper, start_record
 from steadyflow.sessions import InvocationStatus
-from steadyflow.tracing import InvocationTrace
+from steadyflow.trace_record import InvocationTrace
 
 
 class Ticks:

@@ -13,7 +13,7 @@ from steadyflow.sessions import (
     InvocationStatus,
     Session,
 )
-from steadyflow.tracing import InvocationTrace, StepTrace
+from steadyflow.trace_record import InvocationTrace, StepTrace
 from steadyflow.types import Content
 
 APP = "app"

@@ -25,7 +25,7 @@ from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..testing.emulator import Fault, ProviderEmulator, parse_fault
-from ..tracing import InvocationTrace
+from ..trace_record import InvocationTrace
 from ._console import make_console
 from ._demo_agent import build_demo_agent
 from ._errors import FAILED, CliError

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..events import Event
-from ..tracing import InvocationTrace
+from ..trace_record import InvocationTrace
 from ._live import LiveReporter
 from ._timeline import summary_line
 

@@ -17,7 +17,7 @@ from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..sessions import BaseSessionService
-from ..tracing import InvocationTrace
+from ..trace_record import InvocationTrace
 from ._console import make_console
 from ._errors import FAILED, CliError, user_errors
 from ._live import LiveReporter, observe_models

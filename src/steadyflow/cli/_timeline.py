@@ -15,7 +15,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..tracing import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
+from ..trace_record import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 from ._console import is_plain, uses_unicode
 
 __all__ = ["duration", "render_timeline", "summary_line", "waited"]

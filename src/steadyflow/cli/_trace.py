@@ -12,7 +12,7 @@ import json
 import sys
 
 from ..sessions import InvocationRecord
-from ..tracing import TraceFormatError
+from ..trace_record import TraceFormatError
 from ._console import make_console
 from ._errors import CliError
 from ._store import find_session, open_store, session_records

@@ -32,7 +32,7 @@ from ..errors import StaleInvocationError
 from ..events import Event
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationRecord
-from ..tracing._schema import InvocationTrace
+from ..trace_record._schema import InvocationTrace
 from ..types import FunctionCall
 from ._records import finish_record
 

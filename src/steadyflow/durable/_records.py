@@ -17,7 +17,7 @@ import socket
 import time
 
 from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
-from ..tracing._schema import InvocationTrace
+from ..trace_record._schema import InvocationTrace
 
 __all__ = ["current_owner", "ended_status", "finish_record", "start_record"]
 

@@ -30,7 +30,7 @@ from ..events import Event
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
-from ..tracing import StepTrace
+from ..trace_record import StepTrace
 from ..types import FunctionCall
 from ._call_llm import call_llm
 from ._functions import assign_call_ids, execute_function_calls, prepare_calls

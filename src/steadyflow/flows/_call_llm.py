@@ -24,7 +24,7 @@ from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..retry._executor import generate_with_retries
 from ..run_config import StreamingMode
-from ..tracing import StepTrace
+from ..trace_record import StepTrace
 from ._callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from ..errors import ToolResponseError
 from ..events import Event, EventActions
 from ..tools.base_tool import BaseTool
 from ..tools.function_tool import ToolArgumentsError
-from ..tracing import StepTrace, ToolCallScope
+from ..trace_record import StepTrace, ToolCallScope
 from ..types import Content, FunctionCall, Part
 from ._callbacks import Callbacks, chained, run_callbacks
 

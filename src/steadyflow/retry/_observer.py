@@ -5,7 +5,7 @@ a span or touches telemetry itself. ``CallSpans`` is the observer that owns
 the OpenTelemetry spans (a ``call_llm`` span per model, an ``llm_attempt``
 child per attempt, current while the provider is awaited); the loop uses it
 when its caller passes none. The invocation's trace recorder
-(``tracing.ModelCallRecorder``) extends it with the stored trace and metrics.
+(``trace_record.ModelCallRecorder``) extends it with the stored trace and metrics.
 """
 
 from __future__ import annotations

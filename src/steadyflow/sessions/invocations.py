@@ -6,7 +6,7 @@ bookkeeping here. The record says how far the turn got and who runs it:
 
 - ``status`` (``InvocationStatus``), start and end times, the model calls
   it used against ``max_llm_calls``, the error that ended it;
-- its ``trace`` (``steadyflow.tracing.InvocationTrace``), stored when the
+- its ``trace`` (``steadyflow.trace_record.InvocationTrace``), stored when the
   turn ends;
 - ``owner`` and ``lease_expires_at``: the process running it and until when
   its claim holds (renewed while it runs), so a crashed turn can be told
@@ -26,7 +26,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..tracing._schema import InvocationTrace
+from ..trace_record._schema import InvocationTrace
 
 __all__ = ["InvocationOwner", "InvocationRecord", "InvocationStatus"]
 

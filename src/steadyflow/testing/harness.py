@@ -11,7 +11,7 @@ from ..runner import Runner
 from ..sessions.base import Session
 from ..sessions.in_memory import InMemorySessionService
 from ..sessions.invocations import InvocationRecord
-from ..tracing import InvocationTrace
+from ..trace_record import InvocationTrace
 from ..types import Content
 
 __all__ = ["TurnResult", "run_turn"]

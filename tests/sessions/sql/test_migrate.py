@@ -10,7 +10,7 @@ from steadyflow.sessions.sql import SCHEMA_VERSION, SqlSessionService
 from steadyflow.sessions.sql import _schema as t
 from steadyflow.sessions.sql._codec import encode_event
 from steadyflow.sessions.sql._engine import create_engine, normalize_url
-from steadyflow.tracing import InvocationTrace, StepTrace
+from steadyflow.trace_record import InvocationTrace, StepTrace
 from steadyflow.types import Content
 
 APP, USER, SID = "app", "u", "s1"

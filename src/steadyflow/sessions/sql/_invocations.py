@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 import steadyflow.sessions.sql._schema as t
 
 from ...errors import SessionError, StaleInvocationError
-from ...tracing._schema import InvocationTrace
+from ...trace_record._schema import InvocationTrace
 from ..invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from . import _queries as q
 from ._cache import SessionKey

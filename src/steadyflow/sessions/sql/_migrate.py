@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import steadyflow.sessions.sql._schema as t
 
-from ...tracing import TRACE_AUTHOR, InvocationTrace, trace_of
+from ...trace_record import TRACE_AUTHOR, InvocationTrace, trace_of
 from ..invocations import InvocationRecord, InvocationStatus
 from . import _queries as q
 from ._cache import SessionKey

@@ -1,7 +1,7 @@
 """OpenTelemetry metrics of model calls, on the metrics API alone.
 
 The metrics API is imported lazily, like the tracing API in
-``steadyflow.telemetry``: a meter provider can only have been set through
+``_spans``: a meter provider can only have been set through
 ``opentelemetry.metrics`` or named by ``OTEL_PYTHON_METER_PROVIDER``, so
 while neither holds ``metrics_enabled()`` is False without the import. The
 instruments are created once, on first record, on the global meter
@@ -35,8 +35,8 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from ._otel import api_may_be_set
-from .telemetry import (
+from ._api import api_may_be_set
+from ._spans import (
     ATTR_AGENT_NAME,
     ATTR_ERROR_TYPE,
     ATTR_OPERATION_NAME,

@@ -1,7 +1,7 @@
 """OpenTelemetry spans for steadyflow, written against the API alone.
 
 Only ``opentelemetry-api`` is a dependency, imported only when a provider
-may have been set (``steadyflow._otel``); until then the helpers return a
+may have been set (``_api``); until then the helpers return a
 no-op span without importing it. Once the API is loaded its spans are used: with no SDK
 the helpers skip all attribute work for its non-recording spans and never
 build a context for an invalid span, so tracing costs close to nothing until
@@ -39,7 +39,7 @@ Prompt and response bodies are never recorded unless the user opts in with
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (the GenAI
 conventions' switch); then ``gen_ai.input.messages`` /
 ``gen_ai.output.messages`` and tool arguments and results are added as JSON,
-and only to spans that record. The metrics are in ``steadyflow._metrics``.
+and only to spans that record. The metrics are in ``_metrics``.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
-from . import _otel
-from ._otel import TRACER_NAME
+from . import _api
+from ._api import TRACER_NAME
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, SpanKind
@@ -149,13 +149,13 @@ def start_span(
         kind: the OpenTelemetry span kind; ``None`` for ``INTERNAL``.
         attributes: attributes known at start (samplers can see them).
     """
-    if (noop := _otel.noop_child(parent)) is not None:
+    if (noop := _api.noop_child(parent)) is not None:
         return noop
     import opentelemetry.trace as trace
 
     context = None if parent is None else trace.set_span_in_context(parent)
     kind = trace.SpanKind.INTERNAL if kind is None else kind
-    return _otel.tracer().start_span(name, context=context, kind=kind, attributes=attributes)
+    return _api.tracer().start_span(name, context=context, kind=kind, attributes=attributes)
 
 
 @contextmanager
@@ -202,7 +202,7 @@ def start_llm_call_span(
 
     ``parent`` is the agent's span; ``None`` uses the current context.
     """
-    if (noop := _otel.noop_child(parent)) is not None:
+    if (noop := _api.noop_child(parent)) is not None:
         return noop
     import opentelemetry.trace as trace
 
@@ -227,7 +227,7 @@ def start_llm_attempt_span(call_span: Span, *, attempt: int, delay: float) -> Sp
         attempt: the attempt number (1 = first).
         delay: seconds waited before this attempt (0 for the first).
     """
-    if (noop := _otel.noop_child(call_span)) is not None:
+    if (noop := _api.noop_child(call_span)) is not None:
         return noop
     return start_span(
         "llm_attempt",
@@ -250,7 +250,7 @@ def start_agent_span(
         invocation_id: the invocation the run belongs to.
         parent: the transferring agent's span; ``None`` for the caller's current span.
     """
-    if (noop := _otel.noop_child(parent)) is not None:
+    if (noop := _api.noop_child(parent)) is not None:
         return noop
     return start_span(
         f"invoke_agent {agent_name}",
@@ -282,7 +282,7 @@ def end_agent_span(
 
 def start_tool_span(tool_name: str, call_id: str | None, *, parent: Span | None) -> Span:
     """Start the ``execute_tool {tool}`` span of one tool call."""
-    if (noop := _otel.noop_child(parent)) is not None:
+    if (noop := _api.noop_child(parent)) is not None:
         return noop
     attributes: dict[str, AttributeValue] = {
         ATTR_OPERATION_NAME: "execute_tool",

@@ -16,9 +16,10 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .. import _metrics, telemetry
+from .. import telemetry
 from ..errors import call_limit_in_chain
 from ..retry._observer import CallSpans, Responses
+from ..telemetry import _metrics
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 
 if TYPE_CHECKING:

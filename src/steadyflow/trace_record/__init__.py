@@ -1,5 +1,7 @@
-"""Each invocation's own trace, stored in its invocation record.
+"""The trace record: each invocation's own account of its steps and attempts.
 
+Stored in the invocation's record in the session store (not exported
+anywhere; the OpenTelemetry spans and metrics are ``steadyflow.telemetry``).
 Read it back without an OpenTelemetry backend::
 
     for record in await service.list_invocations(

@@ -3,7 +3,7 @@
 import pytest
 
 from steadyflow.events import Event
-from steadyflow.tracing import (
+from steadyflow.trace_record import (
     AttemptTrace,
     InvocationRecorder,
     InvocationTrace,

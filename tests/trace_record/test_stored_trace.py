@@ -19,7 +19,7 @@ from steadyflow.live_request_queue import LiveRequestQueue
 from steadyflow.models import LlmResponse
 from steadyflow.sessions import InvocationStatus, open_session_service
 from steadyflow.testing import FakeClock, ScriptedLlm, call, fake_clock, http_error, run_turn
-from steadyflow.tracing import InvocationTrace
+from steadyflow.trace_record import InvocationTrace
 from tests.test_runner import LiveModel
 
 RETRY3 = RunConfig(max_llm_calls=10, retry_config=RetryConfig(max_attempts=3, jitter_ratio=0.0))
