@@ -29,7 +29,14 @@ from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, ResponseMeter, checked_li
 from ._routing import agent_to_run
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
-from .durable import RecordKeeper, claim, resume_point, resumed_events, start_record
+from .durable import (
+    LeaseRenewer,
+    RecordKeeper,
+    claim,
+    resume_point,
+    resumed_events,
+    start_record,
+)
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
 from .flows._callbacks import run_callbacks
@@ -91,6 +98,7 @@ class Runner:
         if not lease_seconds > 0:
             raise ConfigurationError(f"lease_seconds must be > 0, got {lease_seconds!r}")
         self.lease_seconds = float(lease_seconds)
+        self._renewer = LeaseRenewer(self.lease_seconds / 3)
         self.max_response_bytes = checked_limit(max_response_bytes)
         self.app_name = app_name
         self.agent = agent
@@ -181,7 +189,9 @@ class Runner:
             now=time.time(),
             lease_seconds=self.lease_seconds,
         )
-        keeper = RecordKeeper(self.session_service, record, ctx.budget, self.lease_seconds)
+        keeper = RecordKeeper(
+            self.session_service, record, ctx.budget, self.lease_seconds, self._renewer
+        )
         ctx.journal = keeper
         await keeper.start(session, user_event)
         ctx.live_request_queue = live_request_queue
@@ -280,7 +290,9 @@ class Runner:
         ctx = self._context(session, run_config, point.user_content, record.id)
         # The call in flight at the crash (if one was) counts as an attempt made.
         ctx.budget.count = record.llm_calls + (1 if point.model_next else 0)
-        keeper = RecordKeeper(self.session_service, record, ctx.budget, self.lease_seconds)
+        keeper = RecordKeeper(
+            self.session_service, record, ctx.budget, self.lease_seconds, self._renewer
+        )
         keeper.mark_resumed()
         keeper.start_renewal()
         ctx.journal = keeper
@@ -357,6 +369,7 @@ class Runner:
 
     async def close(self) -> None:
         """Close the agent tree's toolsets (MCP connections) and the session store's connections."""
+        await self._renewer.stop()
         try:
             await close_toolsets(self.agent)
         finally:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
 from ._records import current_owner, ended_status, finish_record, start_record
+from ._renewer import LeaseRenewer, Renewable
 from ._resume import ResumePoint, claim, owner_alive, resume_point, resumed_events
 
 __all__ = [
     "INTERRUPTED_RESPONSE",
+    "LeaseRenewer",
     "RecordKeeper",
+    "Renewable",
     "ResumePoint",
     "claim",
     "current_owner",

@@ -9,9 +9,9 @@ move together, one conditional write at a time:
   parallel batch each call's result is written the moment it completes (a
   single call's result is stored by the response event that follows at
   once); the response event then drops the entries it answers;
-- while the invocation runs, the lease is renewed every third of
-  ``lease_seconds`` (a refused renewal means another process took the
-  invocation over: it is logged and renewal stops);
+- while the invocation runs, the runner's ``LeaseRenewer`` renews the
+  lease when the record has been quiet (a refused renewal means another
+  process took the invocation over: it is logged and renewal stops);
 - when the invocation ends, the record is closed with its status and trace.
 
 It is also the invocation's ``ToolJournal``: on a resume it tells tool
@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from .._tool_journal import KnownOutcome
@@ -35,6 +35,7 @@ from ..sessions.invocations import InvocationRecord
 from ..trace_record._schema import InvocationTrace
 from ..types import FunctionCall
 from ._records import finish_record
+from ._renewer import LeaseRenewer
 
 __all__ = ["INTERRUPTED_RESPONSE", "RecordKeeper"]
 
@@ -61,8 +62,8 @@ class RecordKeeper:
         record: the record (new, revision 0, or claimed by a resume).
         budget: the invocation's call budget (its count is stored with each write).
         lease_seconds: how far each write pushes the lease.
+        renewer: keeps the lease while the record is quiet (the runner's).
         clock: wall-clock seconds (injectable for tests).
-        sleep: how the renewal waits (injectable for tests).
     """
 
     def __init__(
@@ -71,41 +72,43 @@ class RecordKeeper:
         record: InvocationRecord,
         budget: LlmCallBudget,
         lease_seconds: float,
+        renewer: LeaseRenewer,
         clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.service, self.record, self.budget = service, record, budget
-        self._lease, self._clock, self._sleep = lease_seconds, clock, sleep
+        self._lease, self._renewer, self._clock = lease_seconds, renewer, clock
         self._lock = asyncio.Lock()  # parallel tool results write one at a time
-        self._renewal: asyncio.Task[None] | None = None
+        self.written_at = 0.0
 
     def start_renewal(self) -> None:
-        """Renew the lease every third of ``lease_seconds`` until ``close``."""
-        self._renewal = asyncio.ensure_future(self._renew())
+        """Have the runner's renewer keep the lease until ``close``."""
+        self.written_at = self._clock()
+        self._renewer.add(self)
 
-    async def _renew(self) -> None:
-        while True:
-            await self._sleep(self._lease / 3)
-            async with self._lock:
-                try:
-                    await self._write()
-                except StaleInvocationError:
-                    logger.warning(
-                        "invocation %s was taken over by another process; lease not renewed",
-                        self.record.id,
-                    )
-                    return
-                except Exception as error:  # the next renewal tries again
-                    logger.warning(
-                        "could not renew the lease of invocation %s: %s: %s",
-                        self.record.id,
-                        type(error).__name__,
-                        error,
-                    )
+    async def renew(self) -> bool:
+        """Push the lease forward; False once another process has taken the invocation."""
+        async with self._lock:
+            try:
+                await self._write()
+            except StaleInvocationError:
+                logger.warning(
+                    "invocation %s was taken over by another process; lease not renewed",
+                    self.record.id,
+                )
+                return False
+            except Exception as error:  # the next renewal tries again
+                logger.warning(
+                    "could not renew the lease of invocation %s: %s: %s",
+                    self.record.id,
+                    type(error).__name__,
+                    error,
+                )
+            return True
 
     def _refresh(self) -> None:
+        self.written_at = now = self._clock()
         self.record.llm_calls = self.budget.count
-        self.record.lease_expires_at = self._clock() + self._lease
+        self.record.lease_expires_at = now + self._lease
 
     async def start(self, session: Session, user_event: Event | None) -> None:
         """Store the new record, with the user's message in the same commit when there is one."""
@@ -176,9 +179,7 @@ class RecordKeeper:
 
     async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
         """Close the record (status, calls, trace); a refused write only logs."""
-        if self._renewal is not None:
-            self._renewal.cancel()
-            await asyncio.gather(self._renewal, return_exceptions=True)
+        self._renewer.discard(self)
         async with self._lock:
             finish_record(
                 self.record,
