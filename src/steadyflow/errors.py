@@ -11,6 +11,7 @@
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
     ├── ToolResponseError                      a tool failed; .response is what the model reads
+    │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   ├── ModelConnectionError               no answer: refused, reset, DNS
@@ -24,7 +25,8 @@
         ├── SessionStoreError                  the database failed: read-only, full, down
         ├── EventTooLargeError                 an event over the store's max_event_bytes
         ├── StaleInvocationError               another process wrote the invocation first
-        └── SchemaVersionError                 the database is from a newer steadyflow
+        ├── SchemaVersionError                 the database is from a newer steadyflow
+        └── TraceFormatError (also ValueError) a stored trace this version cannot read
 
 Model errors carry ``status_code``, ``retry_after`` (seconds, the provider's
 own wait hint), lower-cased ``headers`` and the provider's ``body``; provider
@@ -62,7 +64,9 @@ __all__ = [
     "StaleInvocationError",
     "StaleSessionError",
     "SteadyflowError",
+    "ToolArgumentsError",
     "ToolResponseError",
+    "TraceFormatError",
     "call_limit_in_chain",
     "error_chain",
 ]
@@ -149,6 +153,17 @@ class ToolResponseError(SteadyflowError):
     def __init__(self, message: str, response: dict[str, Any]) -> None:
         super().__init__(message)
         self.response = response
+
+
+class ToolArgumentsError(ToolResponseError, ValueError):
+    """The model's arguments do not match the tool's parameters.
+
+    The model reads the message (``response`` is ``{"error": message}``) and
+    may call again with fixed arguments.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, {"error": message})
 
 
 class ModelError(SteadyflowError):
@@ -333,6 +348,10 @@ class StaleInvocationError(SessionError):
 
 class SchemaVersionError(SessionError):
     """The session database was written by a newer schema than this code knows."""
+
+
+class TraceFormatError(SessionError, ValueError):
+    """A stored trace does not match the schema (written by another version?)."""
 
 
 def error_chain(error: BaseException) -> Iterator[BaseException]:

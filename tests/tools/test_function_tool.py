@@ -4,7 +4,7 @@ import pytest
 from pydantic import BaseModel
 
 from steadyflow import FunctionTool, ToolContext
-from steadyflow.tools.function_tool import ToolArgumentsError
+from steadyflow.tools import ToolArgumentsError
 
 
 class Address(BaseModel):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ..errors import TraceFormatError
 from ..sessions import InvocationRecord
-from ..trace_record import TraceFormatError
 from ._console import make_console
 from ._errors import CliError
 from ._store import find_session, open_store, session_records

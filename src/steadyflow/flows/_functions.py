@@ -29,7 +29,6 @@ from ..context import InvocationContext, ToolContext
 from ..errors import ToolResponseError
 from ..events import Event, EventActions
 from ..tools.base_tool import BaseTool
-from ..tools.function_tool import ToolArgumentsError
 from ..trace_record import StepTrace, ToolCallScope
 from ..types import Content, FunctionCall, Part
 from ._callbacks import Callbacks, chained, run_callbacks
@@ -110,8 +109,6 @@ async def _run_tool(
         )
         if handled is not None:
             return handled
-        if isinstance(error, ToolArgumentsError):
-            return {"error": str(error)}
         if isinstance(error, ToolResponseError):
             return error.response
         logger.warning("tool %r raised %s: %s", tool.name, type(error).__name__, error)

@@ -17,6 +17,7 @@ other ``SessionError``             409     the store refused the write: the
                                            session changed (e.g. was deleted)
                                            while the turn ran
 ``SchemaVersionError``             500     the database is from a newer version
+``TraceFormatError``               500     a stored trace this version cannot read
 ``LlmCallsLimitExceededError``     429     the invocation's call quota is used
 ``ModelError``                     502     the model provider failed upstream
 anything else                      500     a bug in an agent, tool or callback
@@ -45,6 +46,7 @@ from ..errors import (
     SessionStoreError,
     StaleSessionError,
     SteadyflowError,
+    TraceFormatError,
 )
 
 __all__ = ["ApiError", "FieldError", "error_info", "status_for"]
@@ -97,7 +99,9 @@ def status_for(error: BaseException) -> int:
         return 503
     if isinstance(error, EventTooLargeError):
         return 507
-    if isinstance(error, SessionError) and not isinstance(error, SchemaVersionError):
+    if isinstance(error, SessionError) and not isinstance(
+        error, SchemaVersionError | TraceFormatError
+    ):
         return 409
     if isinstance(error, LlmCallsLimitExceededError):
         return 429

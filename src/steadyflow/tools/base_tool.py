@@ -46,6 +46,7 @@ class BaseTool(ABC):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the tool with the model's arguments.
 
-        Raise ``ToolArgumentsError`` for arguments that fail validation; any
-        other exception is reported to the model as an error response.
+        Raise ``ToolArgumentsError`` for arguments that fail validation (the
+        model reads its message); any other exception is reported to the
+        model as an error response.
         """

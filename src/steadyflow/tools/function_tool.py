@@ -17,18 +17,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from .._json import is_array, is_object
 from ..context import ToolContext
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ToolArgumentsError
 from ..types import FunctionDeclaration
 from .base_tool import BaseTool
 
-__all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentsError", "idempotent"]
+__all__ = ["FunctionTool", "LongRunningFunctionTool", "idempotent"]
 
 _CONTEXT_PARAM = "tool_context"
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
-
-
-class ToolArgumentsError(ValueError):
-    """The model's arguments do not match the tool's parameters."""
 
 
 def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -22,6 +22,7 @@ into records when it opens the database (``trace_of`` reads them).
 
 from __future__ import annotations
 
+from ..errors import TraceFormatError
 from ..events import Event
 from ._recorder import InvocationRecorder, ModelCallRecorder, ToolCallScope
 from ._schema import (
@@ -32,7 +33,6 @@ from ._schema import (
     InvocationTrace,
     StepTrace,
     ToolTrace,
-    TraceFormatError,
 )
 
 __all__ = [

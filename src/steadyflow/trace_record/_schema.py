@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
+from ..errors import TraceFormatError
+
 __all__ = [
     "TRACE_AUTHOR",
     "TRACE_METADATA_KEY",
@@ -31,7 +33,6 @@ __all__ = [
     "InvocationTrace",
     "StepTrace",
     "ToolTrace",
-    "TraceFormatError",
 ]
 
 TRACE_AUTHOR = "steadyflow"
@@ -39,10 +40,6 @@ TRACE_METADATA_KEY = "steadyflow.trace"
 TRACE_VERSION = 2
 
 Status = Literal["running", "ok", "error", "cancelled"]
-
-
-class TraceFormatError(ValueError):
-    """A stored trace does not match the schema (written by another version?)."""
 
 
 @dataclass(slots=True, init=False)

@@ -38,10 +38,9 @@ from opentelemetry import trace
 
 from ..._json import is_object
 from ...context import ToolContext
-from ...errors import ToolResponseError
+from ...errors import ToolArgumentsError, ToolResponseError
 from ...types import FunctionDeclaration
 from ..base_tool import BaseTool
-from ..function_tool import ToolArgumentsError
 
 if TYPE_CHECKING:
     from ._toolset import McpToolset
