@@ -6,7 +6,7 @@ import dataclasses
 
 from steadyflow.sessions import InvocationRecord, InvocationStatus
 from steadyflow.sessions.invocations import InvocationOwner
-from steadyflow.tracing import InvocationTrace
+from steadyflow.trace_record import InvocationTrace
 
 
 def a_record_with_no_default_left() -> InvocationRecord:
