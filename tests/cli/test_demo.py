@@ -20,7 +20,7 @@ def test_demo_retries_through_the_faults_and_answers(cli, db, clock, provider) -
     assert "ModelConnectionError" in out  # the stream that broke before its first chunk
     assert "→ lookup_order(order_id='812')" in out
     assert "order_support: Order 812 - status: shipped, carrier: DHL, eta: 2026-12-03." in out
-    assert "budget: 5 of 8 LLM calls used (5 attempts, 3 retries)" in out
+    assert "budget: 5 of 8 attempts used (2 model calls, 3 retries)" in out
     assert len(clock.sleeps) == 3 and clock.sleeps[0] == 1.0
 
 
@@ -37,13 +37,13 @@ def test_demo_without_streaming_resets_a_connection_instead(cli, db, clock) -> N
     result = demo(cli, db, "--no-stream")
     assert result.exit_code == 0, result.stderr
     assert "reset@4" in result.stdout and "not streaming" in result.stdout
-    assert "budget: 5 of 8 LLM calls used" in result.stdout
+    assert "budget: 5 of 8 attempts used" in result.stdout
 
 
 def test_an_empty_fault_script_runs_clean(cli, db, clock) -> None:
     result = demo(cli, db, "--faults", "")
     assert result.exit_code == 0, result.stderr
-    assert "budget: 2 of 8 LLM calls used (2 attempts, 0 retries)" in result.stdout
+    assert "budget: 2 of 8 attempts used (2 model calls, 0 retries)" in result.stdout
     assert clock.sleeps == []
 
 

@@ -123,7 +123,13 @@ def test_unknown_module_is_one_line_exit_2(cli, db) -> None:
 
 def test_unknown_model_name_is_one_line_exit_2(cli, db, agent_file) -> None:
     result = invoke(cli, "run", agent_file(), "q", "--model", "nonsense-9", "--session-db", db)
-    assert_one_line_error(result, "unknown model 'nonsense-9'", "registered patterns")
+    assert_one_line_error(result, "unknown model 'nonsense-9'", "steadyflow resolves gpt-*")
+
+
+def test_a_misspelt_model_name_suggests_the_closest_known_one(cli, db, agent_file) -> None:
+    result = invoke(cli, "run", agent_file(), "q", "--model", "gtp-4o-mini", "--session-db", db)
+    assert_one_line_error(result, "unknown model 'gtp-4o-mini': did you mean 'gpt-4o-mini'?")
+    assert "LlmRegistry.register" not in result.stderr
 
 
 def test_unreachable_database_is_one_line_exit_2(cli, agent_file) -> None:

@@ -36,7 +36,7 @@ def test_trace_draws_steps_attempts_waits_and_tools(cli, db, agent_file, clock) 
     text = result.stdout
     assert "429 ModelHTTPError · Retry-After 2 s" in text
     assert "Retry-After 2.00 s" in text
-    assert "2 steps · 3 attempts (1 retries" in text and "budget 3/500 LLM calls" in text
+    assert "2 steps · 3 attempts (1 retry," in text and "budget 3/500 attempts" in text
     assert "█" in text and "░" in text and "▒" in text  # attempts, waits, tools
 
 

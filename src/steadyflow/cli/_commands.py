@@ -53,6 +53,28 @@ AgentSpec = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+UseEmulator = Annotated[
+    bool,
+    typer.Option(
+        "--emulator",
+        help="Point every provider at the emulator on loopback (no key, no network).",
+    ),
+]
+EmulatorFaults = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--emulator-fault",
+        metavar="SPEC",
+        help="With --emulator: inject a fault, e.g. 429@1,retry_after=1 (repeat).",
+        show_default=False,
+    ),
+]
+NoCheck = Annotated[
+    bool,
+    typer.Option(
+        "--no-check", help="Do not check at start that every model has its API key and SDK."
+    ),
+]
 
 
 @app.callback()
@@ -95,12 +117,16 @@ def run(
         str | None, typer.Option("--app", help="App to store sessions under (default: agent name).")
     ] = None,
     user: Annotated[str, typer.Option(help="User to store sessions under.")] = DEFAULT_USER,
+    emulator: UseEmulator = False,
+    emulator_fault: EmulatorFaults = None,
+    no_check: NoCheck = False,
 ) -> None:
     """Talk to an agent, or answer QUERY and exit.
 
     Real providers read their API key from the environment (OPENAI_API_KEY,
     ANTHROPIC_API_KEY, GEMINI_API_KEY) and their base URL from
-    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL.
+    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL; the keys
+    are checked before the first turn. --emulator needs none of them.
     """
     from ._run import RunOptions, run_command
 
@@ -117,6 +143,9 @@ def run(
             jsonl=jsonl,
             app=app_name,
             user=user,
+            emulator=emulator,
+            emulator_faults=tuple(emulator_fault or ()),
+            check=not no_check,
         )
     )
 
@@ -280,6 +309,9 @@ def serve(
     allowed_origin: AllowedOrigins = None,
     operator_token: OperatorToken = None,
     allow_shared_state: AllowSharedState = False,
+    emulator: UseEmulator = False,
+    emulator_fault: EmulatorFaults = None,
+    no_check: NoCheck = False,
 ) -> None:
     """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /."""
     from ._serve import ServeOptions, serve_command
@@ -302,6 +334,9 @@ def serve(
             allowed_origins=tuple(allowed_origin or ()),
             operator_token=operator_token,
             allow_shared_state=allow_shared_state,
+            emulator=emulator,
+            emulator_faults=tuple(emulator_fault or ()),
+            check=not no_check,
         )
     )
 

@@ -6,7 +6,7 @@ steadyflow's adapter) talks to it. The emulator answers the first request
 with 429 and a Retry-After, the second with 503, and breaks the stream of the
 fourth before its first chunk (without ``--stream``, the fourth request's
 connection is reset instead). Retries are on, every attempt counts against
-a budget of 8 LLM calls, the session is stored in SQLite, progress is shown
+a budget of 8 attempts, the session is stored in SQLite, progress is shown
 live, and the run ends with the invocation's timeline read back from the
 database.
 """
@@ -24,15 +24,17 @@ from ..models.base import BaseLlm
 from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
-from ..testing.emulator import Fault, ProviderEmulator, parse_fault
+from ..testing.emulator import ProviderEmulator
 from ..trace_record import InvocationTrace
 from ._console import make_console
 from ._demo_agent import build_demo_agent
+from ._emulator import parse_faults
 from ._errors import FAILED, CliError
 from ._live import LiveReporter, ObservedLlm
+from ._next import next_steps
 from ._render import EventPrinter
 from ._store import find_session, open_store, shown_url
-from ._timeline import render_timeline
+from ._timeline import count, model_calls, render_timeline
 
 __all__ = ["DEMO_QUESTION", "PROVIDERS", "DemoOptions", "default_faults", "run_demo"]
 
@@ -66,13 +68,6 @@ def default_faults(stream: bool) -> str:
     return f"429@1,retry_after=1 503@2 {third}"
 
 
-def _parse_faults(script: str) -> list[Fault]:
-    try:
-        return [parse_fault(spec) for spec in script.split()]
-    except ValueError as error:
-        raise CliError(f"--faults: {error}") from error
-
-
 def _adapter(provider: str, emulator: ProviderEmulator) -> BaseLlm:
     model = PROVIDERS[provider][0]
     try:
@@ -97,7 +92,7 @@ async def run_demo(options: DemoOptions) -> None:
         known = ", ".join(PROVIDERS)
         raise CliError(f"--provider {options.provider!r} is not one of: {known}")
     script = default_faults(options.stream) if options.faults is None else options.faults
-    faults = _parse_faults(script)
+    faults = parse_faults(script.split(), "--faults")
     random.seed(options.seed)  # the retry jitter draws from the global generator
     console = make_console()
     reporter = LiveReporter(console)
@@ -157,7 +152,8 @@ def _header(console: Console, options: DemoOptions, base_url: str, script: str) 
     console.print(f"  provider: the official {sdk} SDK → emulator on {base_url}, no key needed")
     console.print(f"  faults:   {escape(script) or 'none'}")
     console.print(
-        f"  policy:   retries up to {_RETRY.max_attempts} attempts · budget {_BUDGET} LLM calls"
+        f"  policy:   up to {_RETRY.max_attempts} attempts per model call"
+        f" · budget {_BUDGET} attempts"
         f" · {'streaming' if options.stream else 'not streaming'} · seed {options.seed}"
     )
     console.print(f"  sessions: {escape(shown_url(options.session_db))}")
@@ -174,11 +170,12 @@ def _footer(
     console.print(render_timeline(console, trace))
     budget = f"{trace.budget_used} of {trace.budget_limit}"
     console.print(
-        f"[bold]budget:[/] {budget} LLM calls used ({trace.attempts} attempts, "
-        f"{trace.retries} retries) · {trace.input_tokens + trace.output_tokens} tokens"
+        f"[bold]budget:[/] {budget} attempts used ({count(model_calls(trace), 'model call')}, "
+        f"{count(trace.retries, 'retry', 'retries')}) · "
+        f"{trace.input_tokens + trace.output_tokens} tokens"
     )
     console.print(
         f"[bold]stored:[/] session {session_id} in {escape(shown_url(url))} "
         f"(app {DEMO_APP}, user {DEMO_USER}) · demo took {elapsed:.1f} s"
     )
-    console.print(f"  see it again: steadyflow trace {session_id}")
+    console.print(next_steps(session_id, url))

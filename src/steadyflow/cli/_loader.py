@@ -17,9 +17,10 @@ from pathlib import Path
 from types import ModuleType
 
 from ..agents.base_agent import BaseAgent
-from ..agents.llm_agent import LlmAgent
+from ..errors import ModelNotFoundError
 from ..models.base import BaseLlm
 from ..models.registry import LlmRegistry
+from ._check import llm_agents, unknown_model
 from ._errors import CliError
 
 __all__ = ["ROOT_AGENT", "load_agent", "override_model"]
@@ -108,13 +109,10 @@ def override_model(root: BaseAgent, name: str) -> BaseLlm:
         llm = LlmRegistry.resolve(name)
     except ImportError as error:
         raise CliError(f"model {name!r} needs an extra: {error}") from error
-    except ValueError as error:  # ModelNotFoundError is a ConfigurationError (ValueError)
-        message = " ".join(str(error).split())
-        raise CliError(f"unknown model {name!r}: {message}") from error
-    pending = [root]
-    while pending:
-        agent = pending.pop()
-        if isinstance(agent, LlmAgent):
-            agent.use_model(llm)
-        pending.extend(agent.sub_agents)
+    except ModelNotFoundError as error:
+        raise unknown_model(name) from error
+    except ValueError as error:  # a factory refusing the name (ConfigurationError)
+        raise CliError(f"model {name!r}: {' '.join(str(error).split())}") from error
+    for agent in llm_agents(root):
+        agent.use_model(llm)
     return llm

@@ -18,7 +18,9 @@ from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..sessions import BaseSessionService
 from ..trace_record import InvocationTrace
+from ._check import check_models
 from ._console import make_console
+from ._emulator import provider_emulator
 from ._errors import FAILED, CliError, user_errors
 from ._live import LiveReporter, observe_models
 from ._loader import load_agent, override_model
@@ -45,17 +47,23 @@ class RunOptions:
     jsonl: bool
     app: str | None
     user: str
+    emulator: bool = False
+    emulator_faults: tuple[str, ...] = ()
+    check: bool = True
 
 
 def run_command(options: RunOptions) -> None:
     """Run the command; raises ``CliError`` for bad input and failed one-shot turns."""
-    asyncio.run(_run(options))
+    with provider_emulator(options.emulator, options.emulator_faults):
+        asyncio.run(_run(options))
 
 
 def _prepare(options: RunOptions, reporter: LiveReporter | None) -> tuple[BaseAgent, RunConfig]:
     root = load_agent(options.agent)
     if options.model:
         override_model(root, options.model)
+    if options.check:
+        check_models(root)
     try:
         with user_errors():
             config = RunConfig(

@@ -9,10 +9,16 @@ printed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..retry._config import RetryConfig
+from ._check import check_models
+from ._emulator import provider_emulator
 from ._errors import CliError
 from ._loader import load_agent, override_model
+
+if TYPE_CHECKING:
+    from ..server import ServerLimits
 
 __all__ = ["AUTH_TOKEN_ENV", "ServeOptions", "serve_command"]
 
@@ -46,6 +52,9 @@ class ServeOptions:
     allowed_origins: tuple[str, ...] = ()
     operator_token: str | None = None
     allow_shared_state: bool = False
+    emulator: bool = False
+    emulator_faults: tuple[str, ...] = ()
+    check: bool = True
 
 
 def _flag_error(error: ValueError) -> CliError:
@@ -59,7 +68,7 @@ def _flag_error(error: ValueError) -> CliError:
 def serve_command(options: ServeOptions) -> None:
     """Load the agent and serve it until interrupted."""
     try:
-        from ..server import Access, ServerLimits, serve
+        from ..server import ServerLimits
     except ImportError as error:
         raise CliError(
             f"steadyflow serve needs the server extra ({error}): pip install 'steadyflow[server]'"
@@ -81,10 +90,19 @@ def serve_command(options: ServeOptions) -> None:
         )
     except ValueError as error:
         raise _flag_error(error) from None
+    with provider_emulator(options.emulator, options.emulator_faults):
+        _load_and_serve(options, limits)
+
+
+def _load_and_serve(options: ServeOptions, limits: ServerLimits) -> None:
+    from .. import server
+
     agent = load_agent(options.agent)
     if options.model:
         override_model(agent, options.model)
-    serve(
+    if options.check:
+        check_models(agent)
+    server.serve(
         agent,
         session_url=options.session_db,
         host=options.host,
@@ -93,7 +111,7 @@ def serve_command(options: ServeOptions) -> None:
         auth_token=options.auth_token,
         app_name=options.app,
         log_level=options.log_level,
-        access=Access(
+        access=server.Access(
             allowed_hosts=options.allowed_hosts,
             allowed_origins=options.allowed_origins,
             operator_token=options.operator_token,

@@ -3,7 +3,7 @@
 One row per step, attempt, wait and tool call, each with its start, its
 duration and a bar placed on a shared time axis, so a retry storm or a slow
 tool is visible at a glance; then one summary line (attempts, retries, time
-spent waiting, tokens, budget). Used by ``steadyflow trace`` and the demo.
+spent waiting, tokens, budget in attempts). Used by ``steadyflow trace`` and the demo.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.text import Text
 from ..trace_record import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 from ._console import is_plain, uses_unicode
 
-__all__ = ["duration", "render_timeline", "summary_line", "waited"]
+__all__ = ["count", "duration", "model_calls", "render_timeline", "summary_line", "waited"]
 
 _BAR_WIDTH = 32
 
@@ -30,6 +30,16 @@ class _Row:
     seconds: float | None
     kind: str  # "ok" | "error" | "wait" | "tool" | "step"
     detail: str
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 step``, ``2 steps``: ``n`` with ``noun`` in the right number."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def model_calls(trace: InvocationTrace) -> int:
+    """Logical model calls: steps that asked a model (not answered by a callback)."""
+    return sum(1 for step in trace.steps if step.attempts)
 
 
 def duration(seconds: float | None) -> str:
@@ -117,14 +127,19 @@ def _bar(row: _Row, total: float, unicode: bool) -> Text:
 def summary_line(trace: InvocationTrace) -> str:
     """Steps, attempts, retries, waits, tools, tokens, budget and outcome in one line."""
     tools = sum(len(step.tools) for step in trace.steps)
-    budget = f"{trace.budget_used}/{trace.budget_limit}" if trace.budget_limit > 0 else "off"
+    budget = (
+        f"budget {trace.budget_used}/{trace.budget_limit} attempts"
+        if trace.budget_limit > 0
+        else "no budget"
+    )
     status = trace.status if trace.error_type is None else f"{trace.status} ({trace.error_type})"
+    retries = count(trace.retries, "retry", "retries")
     parts = [
-        f"{len(trace.steps)} steps",
-        f"{trace.attempts} attempts ({trace.retries} retries, waited {waited(trace):.2f} s)",
-        f"{tools} tool call{'' if tools == 1 else 's'}",
+        count(len(trace.steps), "step"),
+        f"{count(trace.attempts, 'attempt')} ({retries}, waited {waited(trace):.2f} s)",
+        count(tools, "tool call"),
         f"{trace.input_tokens} in / {trace.output_tokens} out tokens",
-        f"budget {budget} LLM calls",
+        budget,
         f"{status} in {duration(trace.duration)}",
     ]
     return " · ".join(parts)

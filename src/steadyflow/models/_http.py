@@ -20,6 +20,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Map
 from typing import Any, Generic, TypeVar
 
 from .._json import is_object
+from .._redact import redact_url
 from ..errors import (
     ConfigurationError,
     ModelConnectionError,
@@ -46,6 +47,7 @@ __all__ = [
     "redact",
     "status_verdict",
     "transport_error",
+    "tried_url",
 ]
 
 _T = TypeVar("_T")
@@ -168,6 +170,20 @@ def is_transport_error(error: BaseException) -> bool:
     return any(isinstance(error, m.TransportError) for m in _http_modules())
 
 
+def tried_url(error: BaseException) -> str:
+    """``" to URL"``: where the failed request went (credentials masked), or ``""``.
+
+    A connection error that names its URL tells a wrong ``*_BASE_URL`` from
+    a provider that is down.
+    """
+    try:
+        request = getattr(error, "request", None)
+    except RuntimeError:  # httpx: an exception raised without a request
+        return ""
+    url = getattr(request, "url", None)
+    return "" if url is None else f" to {redact_url(str(url))}"
+
+
 def transport_error(error: BaseException, provider: str, model: str) -> ModelError | None:
     """The project error for a raw httpx/httpx2 transport failure, or None.
 
@@ -181,7 +197,8 @@ def transport_error(error: BaseException, provider: str, model: str) -> ModelErr
             )
         if isinstance(error, module.TransportError):
             return ModelConnectionError(
-                f"{provider} model {model!r}: connection failed ({what})", provider=provider
+                f"{provider} model {model!r}: connection{tried_url(error)} failed ({what})",
+                provider=provider,
             )
     return None
 

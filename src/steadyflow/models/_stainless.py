@@ -49,6 +49,7 @@ from ._http import (
     redact,
     scrub_exception,
     status_verdict,
+    tried_url,
 )
 from ._stainless_errors import SdkErrors, StatusError, error_detail, stream_error_status
 from .base import BaseLlm, parse_retry_after
@@ -128,6 +129,11 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
         self._clients: LoopLocal[ClientT] = LoopLocal(self._new_client, _close, given)
         self._secret: str | None = client.api_key if client is not None else None
 
+    def check_configuration(self) -> None:
+        """Raise ``ConfigurationError`` when no API key is given or set in the environment."""
+        if self._secret is None:
+            read_api_key(self._api_key, self._api_key_env, type(self).__name__, self.model)
+
     def _new_client(self) -> ClientT:
         key = read_api_key(self._api_key, self._api_key_env, type(self).__name__, self.model)
         self._secret = key
@@ -177,7 +183,8 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
             scrub_exception(exc, self._secret)
             cause = type(exc.__cause__).__name__ if exc.__cause__ else "no answer"
             return ModelConnectionError(
-                f"{provider} model {model!r}: connection failed ({cause})", provider=provider
+                f"{provider} model {model!r}: connection{tried_url(exc)} failed ({cause})",
+                provider=provider,
             )
         if isinstance(exc, errors.status):
             scrub_exception(exc, self._secret)

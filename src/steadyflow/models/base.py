@@ -105,6 +105,16 @@ class BaseLlm(ABC):
         """
         return generate_one(self, request)
 
+    def check_configuration(self) -> None:
+        """Raise ``ConfigurationError`` when this model cannot be called as configured.
+
+        ``steadyflow run`` and ``serve`` call it when they load an agent, so a
+        missing API key is reported at start, naming the variable to set,
+        rather than at the first model call (counted as an attempt, after a
+        session was created). It makes no request. The default checks nothing.
+        """
+        return None
+
     def connect(self, request: LlmRequest) -> BaseLlmConnection:
         """Open a live session; models without live support raise."""
         raise NotImplementedError(f"{type(self).__name__} does not support live connections")

@@ -120,6 +120,11 @@ class FallbackLlm(BaseLlm):
             ]
         return list(self._resolved)
 
+    def check_configuration(self) -> None:
+        """Check every model of the chain (a fallback without a key fails when it is needed)."""
+        for llm in self.models:
+            llm.check_configuration()
+
     def request_for(self, llm: BaseLlm, request: LlmRequest) -> LlmRequest:
         """``request`` addressed to ``llm`` (the flow names the chain's primary)."""
         if request.model == llm.model:

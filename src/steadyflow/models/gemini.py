@@ -87,6 +87,11 @@ class Gemini(BaseLlm):
         self._clients: LoopLocal[genai.Client] = LoopLocal(self._new_client, _close_client, client)
         self._secret: str | None = getattr(getattr(client, "_api_client", None), "api_key", None)
 
+    def check_configuration(self) -> None:
+        """Raise ``ConfigurationError`` when no API key is given or set in the environment."""
+        if self._secret is None:
+            read_api_key(self._api_key, _KEY_ENV, "Gemini", self.model)
+
     def _new_client(self) -> genai.Client:
         key = read_api_key(self._api_key, _KEY_ENV, "Gemini", self.model)
         self._secret = key

@@ -49,6 +49,16 @@ class LlmRegistry:
             cls._instances.clear()
 
     @classmethod
+    def clear_cache(cls) -> None:
+        """Forget the resolved instances, so the next ``resolve`` builds each model anew.
+
+        A model reads its environment (key, base URL) when it is built: after
+        changing those variables, clear the cache to have them read again.
+        """
+        with cls._lock:
+            cls._instances.clear()
+
+    @classmethod
     def patterns(cls) -> list[str]:
         """Registered patterns, newest first."""
         cls._load_builtins()
