@@ -25,7 +25,7 @@ anything else                      500     a bug in an agent, tool or callback
 
 Messages of steadyflow's own errors are shown to the client; other
 exceptions are reported by type only (their text may hold secrets) and
-logged in full on the server.
+logged in full on the server. Every 500 is logged with its traceback.
 """
 
 from __future__ import annotations
@@ -117,9 +117,12 @@ def error_info(error: BaseException) -> dict[str, Any]:
     names the ``provider`` and carries ``provider_status``, the status the
     provider answered with (none for an answer that could not be read).
     """
-    info: dict[str, Any] = {"type": type(error).__name__, "status_code": status_for(error)}
+    status = status_for(error)
+    info: dict[str, Any] = {"type": type(error).__name__, "status_code": status}
     if isinstance(error, SteadyflowError):
         info["message"] = str(error)
+        if status == 500:  # e.g. a missing API key: the operator must see it, with its traceback
+            logger.error("turn failed with %s", type(error).__name__, exc_info=error)
     else:
         logger.error("turn failed", exc_info=error)
         info["message"] = "internal error in the agent (details are in the server log)"
