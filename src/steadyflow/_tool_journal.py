@@ -1,11 +1,12 @@
 """``ToolJournal``: the seam between tool dispatch and the durable layer.
 
 Tool dispatch (``flows/_functions.py``) asks the invocation's journal, when
-it has one, three things: to record that a batch of calls is about to run
+it has one, four things: to record that a batch of calls is about to run
 (one durable write for the batch), whether a call already has an outcome
 from before a crash (its stored result, or an "interrupted" response for a
-call that started and never finished), and to record a call's result the
-moment it completes. ``steadyflow.durable`` implements it; an invocation
+call that started and never finished), to record a call's result the
+moment it completes, and, for a call a person was asked to confirm, their
+answer. ``steadyflow.durable`` implements it; an invocation
 without one (a bare flow in a test) runs every call as before.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ._confirmation import ToolConfirmation
 from .types import FunctionCall
 
 __all__ = ["KnownOutcome", "ToolJournal"]
@@ -35,6 +37,9 @@ class ToolJournal(Protocol):
 
     def known(self, call: FunctionCall, *, idempotent: bool) -> KnownOutcome | None:
         """The outcome ``call`` already has, or None when it is to run now."""
+
+    def confirmation(self, call: FunctionCall) -> ToolConfirmation | None:
+        """A person's answer to ``call``'s confirmation request, None when it had none."""
 
     async def finished(
         self,

@@ -35,6 +35,7 @@ from .types import Content
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
+    from ._confirmation import ToolConfirmation
     from ._tool_journal import ToolJournal
     from .events import Event
     from .tools.base_tool import BaseTool
@@ -344,6 +345,11 @@ class ToolContext(CallbackContext):
     A tool asks for it by declaring a parameter named ``tool_context``.
     Setting ``actions.transfer_to_agent``, ``actions.escalate`` or
     ``actions.skip_summarization`` steers the flow after the tool runs.
+
+    Attributes:
+        tool_confirmation: a person's answer to this call's confirmation
+            request (its ``payload`` is what they sent), None when the call
+            was never paused for one.
     """
 
     def __init__(
@@ -352,11 +358,36 @@ class ToolContext(CallbackContext):
         function_call_id: str | None = None,
         actions: EventActions | None = None,
         batch_state: dict[str, Any] | None = None,
+        tool_confirmation: ToolConfirmation | None = None,
     ) -> None:
         super().__init__(invocation_context, actions)
         self.function_call_id = function_call_id
         # The state writes of every call in this call's batch (see ``State``).
         self._batch = batch_state
+        self.tool_confirmation = tool_confirmation
+        self._confirmation_request: tuple[str, Any] | None = None
+
+    def request_confirmation(self, *, hint: str = "", payload: Any = None) -> None:
+        """Pause the invocation until a person confirms or declines this call.
+
+        Call it from the tool (or a before-tool callback) and return at once:
+        what the tool returns now is dropped, with its state writes. Once the
+        person answers, a confirmed call runs the tool again from the start
+        with ``tool_confirmation`` set (check it first, so you do not ask
+        again); a declined call does not run and the model is told so.
+
+        Args:
+            hint: what the person is asked (shown by clients and the viewer).
+            payload: JSON data offered to the person (a form to fill, the
+                amounts involved); their answer's payload comes back in
+                ``tool_confirmation.payload``.
+        """
+        self._confirmation_request = (hint, payload)
+
+    @property
+    def confirmation_request(self) -> tuple[str, Any] | None:
+        """The ``(hint, payload)`` this call asked a person about, or None."""
+        return self._confirmation_request
 
     @property
     def idempotency_key(self) -> str:

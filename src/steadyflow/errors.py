@@ -10,6 +10,7 @@
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
+    ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
     ├── ToolResponseError                      a tool failed; .response is what the model reads
     │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
     ├── ModelError                             a provider call failed
@@ -46,6 +47,7 @@ __all__ = [
     "AgentTransferError",
     "CircuitOpenError",
     "ConfigurationError",
+    "ConfirmationError",
     "EventTooLargeError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
@@ -137,6 +139,16 @@ class NothingToResumeError(SteadyflowError, LookupError):
 
     The message says what there is instead (a finished one, a live one held
     by another process, or none at all).
+    """
+
+
+class ConfirmationError(SteadyflowError, ValueError):
+    """An answer to a confirmation request that cannot be taken; nothing was stored.
+
+    Malformed (``confirmed`` not a bool, unknown keys), mixed with other
+    parts, naming no request of the session, or answering one that is not
+    waiting (already answered, or its invocation is no longer paused). The
+    message names the request id and what was wrong.
     """
 
 

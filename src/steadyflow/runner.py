@@ -15,6 +15,10 @@ invocation ends (also in error, or when the caller stops early). The record
 is bookkeeping, not conversation: ``session.events`` never holds it. Closing
 it is conditional on the record's own revision, not the session's, so a
 finished turn keeps its trace whatever other writers appended meanwhile.
+
+A message that answers confirmation requests (``confirmation_answer``)
+does not start an invocation: it continues the one that is ``WAITING``
+for it, under the same id (``steadyflow.durable._confirm``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ._aio import aclose, iterate_sync
+from ._confirmation import ToolConfirmation, parse_answers
 from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, ResponseMeter, checked_limit
 from ._routing import agent_to_run
 from .agents.base_agent import BaseAgent
@@ -36,6 +41,7 @@ from .durable import (
     resume_point,
     resumed_events,
     start_record,
+    take_answers,
 )
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
@@ -45,6 +51,7 @@ from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
+from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
 from .tools.base_toolset import close_toolsets
 from .types import Content
@@ -151,14 +158,26 @@ class Runner:
         new_message: Content | str,
         run_config: RunConfig | None = None,
     ) -> AsyncIterator[Event]:
-        """Run one invocation for the user's message, yielding its events."""
-        run_config = run_config or RunConfig()
-        if run_config.streaming_mode is StreamingMode.BIDI:
+        """Run one invocation for the user's message, yielding its events.
+
+        A ``new_message`` of confirmation answers (``FunctionResponse`` parts
+        named ``REQUEST_CONFIRMATION_NAME``, see ``confirmation_answer``)
+        continues the waiting invocation they answer instead, under its id;
+        its remaining events are yielded once every request is answered.
+
+        Raises:
+            ConfirmationError: a malformed answer (at once), or one that
+                answers no waiting request (when iterated); nothing is stored.
+        """
+        if run_config is not None and run_config.streaming_mode is StreamingMode.BIDI:
             raise ValueError("StreamingMode.BIDI runs through Runner.run_live, not run_async")
         message = Content.from_text(new_message) if isinstance(new_message, str) else new_message
         if not message.parts:
             raise ValueError("new_message has no parts")
-        return self._invoke(user_id, session_id, run_config, message, None)
+        answers = parse_answers(message)
+        if answers is not None:
+            return self._answer(user_id, session_id, run_config, message, answers)
+        return self._invoke(user_id, session_id, run_config or RunConfig(), message, None)
 
     async def _invoke(
         self,
@@ -284,16 +303,62 @@ class Runner:
             now=time.time(),
             lease_seconds=self.lease_seconds,
         )
+        events = self._continue(session, record, run_config, crashed=True)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await aclose(events)
+
+    async def _answer(
+        self,
+        user_id: str,
+        session_id: str,
+        run_config: RunConfig | None,
+        message: Content,
+        answers: dict[str, ToolConfirmation],
+    ) -> AsyncIterator[Event]:
+        """Store confirmation answers; once none waits, the invocation's remaining events."""
+        session = await self._load(user_id, session_id)
+        record, ready = await take_answers(
+            self.session_service,
+            session,
+            message,
+            answers,
+            now=time.time(),
+            lease_seconds=self.lease_seconds,
+        )
+        if not ready:
+            return
+        events = self._continue(session, record, run_config, crashed=False)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await aclose(events)
+
+    async def _continue(
+        self,
+        session: Session,
+        record: InvocationRecord,
+        run_config: RunConfig | None,
+        *,
+        crashed: bool,
+    ) -> AsyncIterator[Event]:
+        """Run a taken invocation on from its stored events (after a crash or an answer)."""
         if run_config is None:
             run_config = RunConfig(max_llm_calls=record.max_llm_calls)
         point = resume_point(session.events, record.id)
         ctx = self._context(session, run_config, point.user_content, record.id)
+        if record.trace is not None:  # paused before: one trace for the whole invocation
+            ctx.trace.carry_on(record.trace, time.time())
         # The call in flight at the crash (if one was) counts as an attempt made.
-        ctx.budget.count = record.llm_calls + (1 if point.model_next else 0)
+        ctx.budget.count = record.llm_calls + (1 if crashed and point.model_next else 0)
         keeper = RecordKeeper(
             self.session_service, record, ctx.budget, self.lease_seconds, self._renewer
         )
-        keeper.mark_resumed()
+        if crashed:
+            keeper.mark_resumed()
         keeper.start_renewal()
         ctx.journal = keeper
         agent = self.agent.find_agent(point.agent_name or record.agent) or self.agent

@@ -9,6 +9,7 @@ promised and what is not.
 
 from __future__ import annotations
 
+from ._confirm import check_answers, take_answers
 from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
 from ._records import current_owner, ended_status, finish_record, start_record
 from ._renewer import LeaseRenewer, Renewable
@@ -20,6 +21,7 @@ __all__ = [
     "RecordKeeper",
     "Renewable",
     "ResumePoint",
+    "check_answers",
     "claim",
     "current_owner",
     "ended_status",
@@ -28,4 +30,5 @@ __all__ = [
     "resume_point",
     "resumed_events",
     "start_record",
+    "take_answers",
 ]

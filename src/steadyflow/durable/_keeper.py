@@ -15,7 +15,10 @@ move together, one conditional write at a time:
 - when the invocation ends, the record is closed with its status and trace.
 
 It is also the invocation's ``ToolJournal``: on a resume it tells tool
-dispatch which calls already have an outcome.
+dispatch which calls already have an outcome, and which calls a person
+confirmed or declined (``_confirm``). A pause event (confirmation requests)
+is stored with the calls it pauses marked ``waiting`` in the same commit,
+and the record then closes ``WAITING`` instead of ``COMPLETED``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .._confirmation import ToolConfirmation
 from .._tool_journal import KnownOutcome
 from ..context import LlmCallBudget
 from ..errors import StaleInvocationError
@@ -34,6 +38,7 @@ from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationRecord
 from ..trace_record._schema import InvocationTrace
 from ..types import FunctionCall
+from ._confirm import ANSWERED, confirmation_of, mark_waiting, settle_waiting
 from ._records import finish_record
 from ._renewer import LeaseRenewer
 
@@ -79,6 +84,7 @@ class RecordKeeper:
         self._lease, self._renewer, self._clock = lease_seconds, renewer, clock
         self._lock = asyncio.Lock()  # parallel tool results write one at a time
         self.written_at = 0.0
+        self._waiting = False  # a pause event was stored: the record closes WAITING
 
     def start_renewal(self) -> None:
         """Have the runner's renewer keep the lease until ``close``."""
@@ -126,6 +132,7 @@ class RecordKeeper:
             journal = self.record.journal
             for call_id in answered & journal.keys():
                 del journal[call_id]
+            self._waiting = mark_waiting(journal, event) or self._waiting
             self._refresh()
             return await self.service.append_event_and_record(session, event, self.record)
 
@@ -134,14 +141,18 @@ class RecordKeeper:
         await self.service.update_invocation(self.record)
 
     async def begin(self, calls: list[FunctionCall]) -> None:
-        """Mark the calls that have no entry yet as started (one write)."""
+        """Mark the calls that have no entry yet (or only an answer) as started (one write)."""
         async with self._lock:
             journal = self.record.journal
-            fresh = [c.id for c in calls if c.id and c.id not in journal]
+            fresh = [
+                c.id
+                for c in calls
+                if c.id and (c.id not in journal or journal[c.id].get("state") == ANSWERED)
+            ]
             if not fresh:
                 return
-            for call_id in fresh:
-                journal[call_id] = {"state": _STARTED}
+            for call_id in fresh:  # an answered call keeps its answer while it runs
+                journal[call_id] = {**journal.get(call_id, {}), "state": _STARTED}
             await self._write()
 
     def known(self, call: FunctionCall, *, idempotent: bool) -> KnownOutcome | None:
@@ -153,7 +164,11 @@ class RecordKeeper:
             return KnownOutcome(dict(entry["response"]), dict(entry.get("state_delta") or {}))
         if entry.get("resumed") and not idempotent:
             return KnownOutcome(dict(INTERRUPTED_RESPONSE), {})
-        return None  # started in this run (a sibling), or idempotent: run it
+        return None  # started in this run (a sibling), answered, or idempotent: run it
+
+    def confirmation(self, call: FunctionCall) -> ToolConfirmation | None:
+        """A person's answer to ``call``'s confirmation request, None when it had none."""
+        return confirmation_of(self.record.journal.get(call.id or ""))
 
     async def finished(
         self,
@@ -188,6 +203,8 @@ class RecordKeeper:
                 llm_calls=self.budget.count,
                 now=self._clock(),
             )
+            if self._waiting:
+                settle_waiting(self.record, error)
             try:
                 await self.service.update_invocation(self.record)
             except Exception as store_error:

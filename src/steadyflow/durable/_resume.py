@@ -11,6 +11,7 @@ processes resuming at once, exactly one succeeds; the other gets
 events alone (what was committed): a model call comes next (after the
 user's message or a tool response event), or the last model event's tool
 calls still need their response event, or the turn had already answered.
+Confirmation pauses and answers (``_confirm``) are looked through.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from .._aio import aclose
+from .._confirmation import is_confirmation_event
 from ..agents.base_agent import BaseAgent
 from ..agents.llm_agent import LlmAgent
 from ..context import InvocationContext
@@ -140,7 +142,9 @@ def resume_point(events: list[Event], invocation_id: str) -> ResumePoint:
     point = ResumePoint()
     users = [e for e in own if e.author == "user"]
     point.user_content = users[0].content if users else None
-    agents = [e for e in own if e.author != "user"]
+    # A pause for confirmation and its answers are bookkeeping: the paused
+    # batch's calls are what stands (they run once every request is answered).
+    agents = [e for e in own if e.author != "user" and not is_confirmation_event(e)]
     if not agents:
         point.model_next = True
         return point

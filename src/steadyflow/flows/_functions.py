@@ -10,6 +10,18 @@ arguments: the stored call is the model's record and never changes.
 A tool that raises (and no on-tool-error callback answers for it), an
 unknown tool name, or arguments that fail validation become an error
 response the model can read, so the turn goes on.
+
+A call that needs a person's confirmation (``BaseTool.needs_confirmation``,
+asked before anything of the call runs, or ``tool_context.
+request_confirmation`` from a before-tool callback or the tool) pauses:
+the batch's event is then a pause event of confirmation requests
+(``_confirmation``) instead of the response event, and the invocation
+ends there, waiting. The batch's other calls run now, as ADK runs them;
+their results wait in the journal and reach the model together with the
+paused calls' in one response event once every request is answered, so the
+conversation reads as if nothing had paused. A confirmed call runs from the
+start with ``tool_context.tool_confirmation`` set; a declined one does not
+run and the model reads a declined response.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel
 
 from .. import telemetry
+from .._confirmation import declined_response, default_hint, request_call
 from ..context import InvocationContext, ToolContext
 from ..errors import ToolResponseError
 from ..events import Event, EventActions
@@ -127,20 +140,34 @@ class _Batch:
     size: int = 1
 
 
-async def _call_one(batch: _Batch, call: FunctionCall) -> tuple[Part | None, EventActions | None]:
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """One call's outcome: its response part, its actions, or the request that paused it."""
+
+    part: Part | None = None  # None: a long-running call with no response yet, or paused
+    actions: EventActions | None = None
+    request: FunctionCall | None = None
+
+
+async def _call_one(batch: _Batch, call: FunctionCall) -> _Answer:
     """One call inside its ``execute_tool`` span and trace record."""
     ctx, journal = batch.ctx, batch.ctx.journal
+    confirmation = None
     if journal is not None:  # a resumed invocation: this call may have its outcome already
         tool = batch.tools.get(call.name)
         known = journal.known(call, idempotent=tool is not None and tool.is_idempotent)
         if known is not None:
             answer = Part.from_function_response(call.name, known.response, id=call.id)
             delta = known.state_delta
-            return answer, EventActions(state_delta=delta) if delta else None
+            return _Answer(answer, EventActions(state_delta=delta) if delta else None)
+        confirmation = journal.confirmation(call)
     with ctx.trace.tool_call(batch.step, call.name, call.id, ctx.agent_span) as scope:
         scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
-        tool_context = ToolContext(ctx, function_call_id=call.id, batch_state=batch.state)
-        part, actions = await _dispatch(batch, call, tool_context, scope)
+        tool_context = ToolContext(
+            ctx, function_call_id=call.id, batch_state=batch.state, tool_confirmation=confirmation
+        )
+        outcome = await _dispatch(batch, call, tool_context, scope)
+        part, actions = outcome.part, outcome.actions
         if part is not None and part.function_response is not None:
             scope.content(telemetry.ATTR_TOOL_CALL_RESULT, part.function_response.response)
             if journal is not None:
@@ -148,12 +175,35 @@ async def _call_one(batch: _Batch, call: FunctionCall) -> tuple[Part | None, Eve
                 await journal.finished(
                     call, part.function_response.response or {}, delta, batch_size=batch.size
                 )
-        return part, actions
+        return outcome
+
+
+def _paused(call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope) -> _Answer:
+    """The call waits for a person: its request, and nothing it did (dropped)."""
+    hint, payload = tool_context.confirmation_request or ("", None)
+    scope.short_circuit("confirmation")
+    return _Answer(request=request_call(call, hint, payload))
+
+
+async def _gate(
+    tool: BaseTool, call: FunctionCall, args: dict[str, Any], tool_context: ToolContext
+) -> _Answer | None:
+    """Before the call runs: declined (not run), paused for confirmation, or None (run it)."""
+    confirmation = tool_context.tool_confirmation
+    if confirmation is not None:
+        if confirmation.confirmed:
+            return None
+        response = declined_response(call, confirmation)
+        return _Answer(Part.from_function_response(call.name, response, id=call.id))
+    if await tool.needs_confirmation(args=args, tool_context=tool_context):
+        tool_context.request_confirmation(hint=default_hint(call))
+        return _Answer()  # paused (the request is made by the caller)
+    return None
 
 
 async def _dispatch(
     batch: _Batch, call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope
-) -> tuple[Part | None, EventActions | None]:
+) -> _Answer:
     agent, tools = batch.agent, batch.tools
     tool = tools.get(call.name)
     if tool is None:
@@ -164,6 +214,12 @@ async def _dispatch(
         # The call stays what the model asked for (it is the stored record):
         # callbacks and the tool share one private copy they may change.
         args = copy.deepcopy(call.args)
+        gated = await _gate(tool, call, args, tool_context)
+        if gated is not None:
+            if gated.part is not None:
+                scope.short_circuit("declined")
+                return gated
+            return _paused(call, tool_context, scope)
         result = await run_callbacks(
             chained(batch.ctx, "before_tool_callback", agent.before_tool_callbacks),
             tool=tool,
@@ -172,11 +228,13 @@ async def _dispatch(
         )
         if result is not None:
             scope.short_circuit("before_tool_callback")
-        else:
+        elif tool_context.confirmation_request is None:
             on_error = chained(batch.ctx, "on_tool_error_callback", agent.on_tool_error_callbacks)
             result = await _run_tool(on_error, tool, args, tool_context, scope)
+        if tool_context.confirmation_request is not None:
+            return _paused(call, tool_context, scope)
         if result is None and tool.is_long_running:
-            return None, tool_context.pending_actions()
+            return _Answer(None, tool_context.pending_actions())
         replaced = await run_callbacks(
             chained(batch.ctx, "after_tool_callback", agent.after_tool_callbacks),
             tool=tool,
@@ -187,7 +245,7 @@ async def _dispatch(
         if replaced is not None:
             result = replaced
     part = Part.from_function_response(call.name, _as_response_dict(result), id=call.id)
-    return part, tool_context.pending_actions()
+    return _Answer(part, tool_context.pending_actions())
 
 
 def _merge(actions: list[EventActions | None]) -> EventActions | None:
@@ -214,7 +272,9 @@ async def execute_function_calls(
 ) -> Event | None:
     """Run ``calls`` (one event's, prepared); the function-response event, or None if none answered.
 
-    Each call is recorded in ``step`` of the invocation's trace (when given).
+    When a call paused for a person's confirmation the event returned is the
+    pause event instead (see the module docstring). Each call is recorded in
+    ``step`` of the invocation's trace (when given).
     The tools ``agent``'s toolsets gave for this step are found beside ``tools``.
     """
     from_toolsets = ctx.toolset_tools.get(agent.name)
@@ -230,18 +290,33 @@ async def execute_function_calls(
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(_call_one(batch, call)) for call in calls]
         results = [task.result() for task in tasks]
-    parts = [part for part, _ in results if part is not None]
+    requests = [answer.request for answer in results if answer.request is not None]
+    if requests:
+        ctx.end_invocation = True  # the invocation waits for a person
+        return _event(
+            agent,
+            ctx,
+            Content(role="model", parts=[Part(function_call=r) for r in requests]),
+            [r.id or "" for r in requests],
+        )
+    parts = [answer.part for answer in results if answer.part is not None]
     if not parts:
         return None
-    event = Event(
-        invocation_id=ctx.invocation_id,
-        author=agent.name,
-        content=Content(role="user", parts=parts),
-    )
+    event = _event(agent, ctx, Content(role="user", parts=parts))
     # Set after: few fields passed keep the fields-set small.
-    actions = _merge([actions for _, actions in results])
+    actions = _merge([answer.actions for answer in results])
     if actions is not None:
         event.actions = actions
+    return event
+
+
+def _event(
+    agent: FlowAgent, ctx: InvocationContext, content: Content, waiting: list[str] | None = None
+) -> Event:
+    """The batch's event: its responses, or (``waiting``) its confirmation requests."""
+    event = Event(invocation_id=ctx.invocation_id, author=agent.name, content=content)
+    if waiting:
+        event.long_running_tool_ids = waiting
     if ctx.branch is not None:
         event.branch = ctx.branch
     return event

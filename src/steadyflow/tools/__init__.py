@@ -1,19 +1,37 @@
 """Tools: public because users write their own ``BaseTool`` and ``BaseToolset`` subclasses."""
 
+from .._confirmation import (
+    REQUEST_CONFIRMATION_NAME,
+    ConfirmationRequest,
+    ToolConfirmation,
+    confirmation_answer,
+    confirmation_requests,
+)
 from ..context import ToolContext
 from ..errors import ToolArgumentsError
 from .base_tool import BaseTool
 from .base_toolset import BaseToolset
 from .exit_loop import exit_loop
-from .function_tool import FunctionTool, LongRunningFunctionTool, idempotent
+from .function_tool import (
+    ConfirmationPredicate,
+    FunctionTool,
+    LongRunningFunctionTool,
+    idempotent,
+)
 
 __all__ = [
+    "REQUEST_CONFIRMATION_NAME",
     "BaseTool",
     "BaseToolset",
+    "ConfirmationPredicate",
+    "ConfirmationRequest",
     "FunctionTool",
     "LongRunningFunctionTool",
     "ToolArgumentsError",
+    "ToolConfirmation",
     "ToolContext",
+    "confirmation_answer",
+    "confirmation_requests",
     "exit_loop",
     "idempotent",
 ]

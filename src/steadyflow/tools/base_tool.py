@@ -38,6 +38,15 @@ class BaseTool(ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
 
+    async def needs_confirmation(self, *, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        """Whether this call must wait for a person's yes or no before it runs.
+
+        Asked before anything of the call runs (before-tool callbacks
+        included); not asked again for a call a person already answered.
+        The default: never.
+        """
+        return False
+
     @abstractmethod
     def declaration(self) -> FunctionDeclaration:
         """The declaration sent to the model."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
-from typing import Any, get_type_hints
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -21,7 +21,15 @@ from ..errors import ConfigurationError, ToolArgumentsError
 from ..types import FunctionDeclaration
 from .base_tool import BaseTool
 
-__all__ = ["FunctionTool", "LongRunningFunctionTool", "idempotent"]
+__all__ = [
+    "ConfirmationPredicate",
+    "FunctionTool",
+    "LongRunningFunctionTool",
+    "idempotent",
+]
+
+ConfirmationPredicate: TypeAlias = Callable[[dict[str, Any], ToolContext], bool | Awaitable[bool]]
+"""Decides per call whether a person must confirm it: ``(args, tool_context) -> bool``."""
 
 _CONTEXT_PARAM = "tool_context"
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -70,6 +78,11 @@ class FunctionTool(BaseTool):
     ``{"result": value}``; pydantic models are dumped to dicts.
     ``idempotent=True`` lets a resumed invocation run again a call that was
     in flight when its process died (see ``BaseTool.is_idempotent``).
+
+    ``require_confirmation=True`` pauses the invocation before every call
+    until a person confirms or declines it (see ``docs/confirmation.md``);
+    a ``ConfirmationPredicate`` ``(args, tool_context) -> bool`` (sync or
+    async) decides per call, from the model's arguments.
     """
 
     def __init__(
@@ -79,8 +92,15 @@ class FunctionTool(BaseTool):
         name: str | None = None,
         description: str | None = None,
         idempotent: bool = False,
+        require_confirmation: bool | ConfirmationPredicate = False,
     ) -> None:
         self.is_idempotent = idempotent
+        if not isinstance(require_confirmation, bool) and not callable(require_confirmation):
+            raise ConfigurationError(
+                "require_confirmation must be a bool or a callable (args, tool_context) -> bool, "
+                f"got {require_confirmation!r}"
+            )
+        self.require_confirmation = require_confirmation
         doc_summary, arg_docs = _split_docstring(func.__doc__ or "")
         super().__init__(
             name=name or str(getattr(func, "__name__", type(func).__name__)),
@@ -127,6 +147,16 @@ class FunctionTool(BaseTool):
         """The declaration sent to the model."""
         return self._declaration
 
+    async def needs_confirmation(self, *, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        """``require_confirmation`` for this call (the predicate asked, when it is one)."""
+        rule = self.require_confirmation
+        if isinstance(rule, bool):
+            return rule
+        verdict = rule(args, tool_context)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+        return bool(verdict)
+
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Validate the model's arguments and call the function."""
         try:
@@ -166,8 +196,15 @@ class LongRunningFunctionTool(FunctionTool):
         name: str | None = None,
         description: str | None = None,
         idempotent: bool = False,
+        require_confirmation: bool | ConfirmationPredicate = False,
     ) -> None:
-        super().__init__(func, name=name, description=description, idempotent=idempotent)
+        super().__init__(
+            func,
+            name=name,
+            description=description,
+            idempotent=idempotent,
+            require_confirmation=require_confirmation,
+        )
         note = (
             "NOTE: this is a long-running operation. Do not call it again if it "
             "has already returned a status."

@@ -55,6 +55,16 @@ class InvocationRecorder:
         self.trace = InvocationTrace(started_at=wall_clock())
         self.metrics = _metrics.metrics_enabled()  # asked once per invocation
 
+    def carry_on(self, earlier: InvocationTrace, wall_now: float) -> None:
+        """Continue ``earlier`` (a paused or resumed invocation's stored trace).
+
+        Its steps come first and keep their numbers; new steps' times count
+        from its start, so the pause shows as the gap it was.
+        """
+        self.trace.steps = list(earlier.steps)
+        self.trace.started_at = earlier.started_at
+        self._origin = self._clock() - max(0.0, wall_now - earlier.started_at)
+
     def now(self) -> float:
         """Seconds since the invocation started (rounded only when the trace is finished)."""
         return self._clock() - self._origin

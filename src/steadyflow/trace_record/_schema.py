@@ -104,7 +104,8 @@ class ToolTrace:
             does not exist (the model then reads an error response).
         error_type: the exception class (or ``UnknownTool``) on error.
         short_circuit: ``before_tool_callback`` when a callback answered
-            instead of the tool.
+            instead of the tool; ``confirmation`` when the call paused for a
+            person's confirmation, ``declined`` when the person declined it.
     """
 
     name: str

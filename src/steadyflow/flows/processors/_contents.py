@@ -18,7 +18,8 @@ What an agent sees:
 - with ``include_contents="none"``, only the current turn: from the latest
   user message on;
 - function responses right after their calls, the latest per call
-  (``_pairing``: a long-running tool's late result).
+  (``_pairing``: a long-running tool's late result);
+- never a confirmation pause or answer (between the runtime and a person).
 
 With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
 ``HistoryView`` is kept beside the cached contents and the request gets only
@@ -32,6 +33,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..._confirmation import is_confirmation_event
 from ...context import InvocationContext
 from ...events import Event
 from ...history.policy import HistoryPolicy
@@ -86,6 +88,8 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
     """
     content = event.content
     if content is None or event.partial or is_summary_event(event):
+        return None
+    if is_confirmation_event(event):
         return None
     if not any(_carries_something(part) for part in content.parts):
         return None
@@ -185,7 +189,12 @@ class ContentsProcessor(RequestProcessor):
     def _current_turn(events: list[Event], agent_name: str, branch: str | None) -> list[Content]:
         start = 0
         for index in range(len(events) - 1, -1, -1):
-            if events[index].author == "user" and _visible(events[index], branch):
+            event = events[index]
+            if (
+                event.author == "user"
+                and _visible(event, branch)
+                and not is_confirmation_event(event)
+            ):
                 start = index
                 break
         contents: list[Content] = []
