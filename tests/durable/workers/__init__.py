@@ -1,0 +1,1 @@
+"""Scripts the durable tests run as separate processes."""
