@@ -79,7 +79,7 @@ class Runner:
             to every agent this runner runs, before the agents' own callbacks
             (the server's request recorder is one).
         lease_seconds: how long a running invocation's claim holds without
-            renewal (see the README's "Durable invocations").
+            renewal (see docs/durability.md).
         max_response_bytes: the largest model response (text, bytes, call
             arguments), streamed or not; past it the invocation fails with
             ``ModelResponseTooLargeError``, the stream is closed and nothing
@@ -277,7 +277,7 @@ class Runner:
     ) -> AsyncIterator[Event]:
         """Continue the session's unfinished invocation, yielding its remaining events.
 
-        Nothing committed is done again (the README's "Durable invocations"
+        Nothing committed is done again (docs/durability.md
         says exactly what is and is not redone); the invocation keeps its id
         and its record counts the resume; attempts before the crash count
         against ``max_llm_calls`` (the record's limit unless ``run_config`` says).

@@ -3,7 +3,7 @@
 An invocation is a stored record (``steadyflow.sessions.InvocationRecord``)
 that says where the turn stands and who runs it. This package holds the
 logic around that record; the runner and the flow call into it through
-small hooks. See the README's "Durable invocations" section for what is
+small hooks. See docs/durability.md for what is
 promised and what is not.
 """
 
