@@ -11,27 +11,21 @@ logged) when another process took the invocation over.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import socket
-import time
 
 from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from ..trace_record._schema import InvocationTrace
+from ._process import this_process_started_at
 
 __all__ = ["current_owner", "ended_status", "finish_record", "start_record"]
 
 _MESSAGE_LIMIT = 500
 
 
-@functools.cache
-def _process_started() -> float:
-    return time.time()
-
-
 def current_owner() -> InvocationOwner:
-    """This process as an owner: host name, pid, and when it first ran an invocation."""
-    return InvocationOwner(socket.gethostname(), os.getpid(), _process_started())
+    """This process as an owner: host name, pid, and when it started (see ``_process``)."""
+    return InvocationOwner(socket.gethostname(), os.getpid(), this_process_started_at())
 
 
 def start_record(

@@ -32,20 +32,29 @@ from ..flows._functions import execute_function_calls
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from ..types import Content, FunctionCall
+from ._process import START_TOLERANCE, process_started_at
 from ._records import current_owner
 
-__all__ = ["ResumePoint", "claim", "owner_alive", "resume_point", "resumed_events"]
+__all__ = ["ResumePoint", "claim", "is_free", "owner_alive", "resume_point", "resumed_events"]
 
 
 def owner_alive(owner: InvocationOwner | None) -> bool:
-    """Whether ``owner``'s process may still be running (only a same-host pid can be checked)."""
+    """Whether ``owner``'s process may still be running (only a same-host pid can be checked).
+
+    A live pid is the owner only if it started when the owner did: a pid
+    the kernel recycled for another process does not keep a dead owner's
+    lease (see ``_process``).
+    """
     if owner is None:
         return False
     if owner.host != socket.gethostname():
         return True  # another host: only its lease can tell
     if owner.pid == os.getpid():
         return owner == current_owner()
-    try:
+    started = process_started_at(owner.pid)
+    if started is not None:
+        return abs(started - owner.started_at) <= START_TOLERANCE
+    try:  # no /proc to read: whether the pid exists is all that can be known
         os.kill(owner.pid, 0)
     except ProcessLookupError:
         return False
