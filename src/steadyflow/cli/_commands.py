@@ -221,15 +221,29 @@ def invocations(
 @app.command()
 def resume(
     agent: AgentSpec,
-    session_id: SessionId,
+    session_id: Annotated[
+        str | None,
+        typer.Argument(help="The session's id (omit with --all-expired).", show_default=False),
+    ] = None,
+    all_expired: Annotated[
+        bool,
+        typer.Option(
+            "--all-expired",
+            help="Resume every invocation of the app whose lease expired or whose owner is "
+            "gone, in every session (for cron or a supervisor); exit 1 if one failed.",
+        ),
+    ] = False,
     session_db: SessionDb = DEFAULT_SESSION_URL,
     app_name: AppName = None,
     user: UserName = None,
 ) -> None:
     """Continue a session's crashed invocation: nothing committed is done again."""
-    from ._resume import resume_command
+    from ._resume import resume_all_command, resume_command
 
-    asyncio.run(resume_command(agent, session_id, session_db, app_name, user))
+    if all_expired:
+        asyncio.run(resume_all_command(agent, session_id, session_db, app_name, user))
+    else:
+        asyncio.run(resume_command(agent, session_id, session_db, app_name, user))
 
 
 @app.command("dump-request")
@@ -312,6 +326,14 @@ def serve(
     emulator: UseEmulator = False,
     emulator_fault: EmulatorFaults = None,
     no_check: NoCheck = False,
+    no_resume_expired: Annotated[
+        bool,
+        typer.Option(
+            "--no-resume-expired",
+            help="Do not resume, at start-up, the app's invocations whose lease expired or "
+            "whose owner is gone (by default they resume in the background).",
+        ),
+    ] = False,
 ) -> None:
     """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /."""
     from ._serve import ServeOptions, serve_command
@@ -337,6 +359,7 @@ def serve(
             emulator=emulator,
             emulator_faults=tuple(emulator_fault or ()),
             check=not no_check,
+            resume_expired=not no_resume_expired,
         )
     )
 

@@ -55,6 +55,7 @@ class ServeOptions:
     emulator: bool = False
     emulator_faults: tuple[str, ...] = ()
     check: bool = True
+    resume_expired: bool = True
 
 
 def _flag_error(error: ValueError) -> CliError:
@@ -117,4 +118,5 @@ def _load_and_serve(options: ServeOptions, limits: ServerLimits) -> None:
             operator_token=options.operator_token,
             allow_shared_state=options.allow_shared_state,
         ),
+        resume_expired=options.resume_expired,
     )

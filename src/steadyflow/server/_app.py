@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
@@ -16,6 +17,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.base_agent import BaseAgent
+from ..durable import resume_expired_logged
 from ..errors import ConfigurationError, SessionStoreError
 from ..runner import Runner
 from ..sessions.base import BaseSessionService
@@ -128,6 +130,7 @@ def create_app(
     allowed_origins: Collection[str] = (),
     operator_token: str | None = None,
     allow_shared_state: bool = False,
+    resume_expired: bool = False,
 ) -> Starlette:
     """The ASGI app serving ``agent``: the HTTP API, ``/openapi.json`` and the viewer at ``/``.
 
@@ -148,6 +151,10 @@ def create_app(
             must differ from ``auth_token`` and is accepted wherever that is.
         allow_shared_state: let ``POST .../sessions`` set ``app:`` and
             ``user:`` state keys (shared beyond the new session; 422 otherwise).
+        resume_expired: at start-up, resume in the background every
+            invocation of the app whose lease expired or whose owner is gone
+            (``steadyflow.durable.resume_expired``, each one logged); the
+            server answers meanwhile. ``app.state.resume_sweep`` is that task.
 
     Returns:
         A Starlette application; run it with uvicorn. ``app.state.turns`` is
@@ -185,7 +192,16 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None, None]:
+        sweep = None
+        if resume_expired:
+            sweep = asyncio.ensure_future(
+                resume_expired_logged(runner, retry_config=limits.retry_config)
+            )
+        app.state.resume_sweep = sweep
         yield
+        if sweep is not None:
+            sweep.cancel()
+            await asyncio.gather(sweep, return_exceptions=True)
         await turns.cancel_all()
 
     middleware = [

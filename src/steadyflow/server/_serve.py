@@ -60,6 +60,7 @@ async def serve_async(
     app_name: str | None = None,
     log_level: str = "info",
     access: Access | None = None,
+    resume_expired: bool = True,
 ) -> None:
     """Serve ``agent`` on ``host:port`` until the process is told to stop.
 
@@ -74,6 +75,9 @@ async def serve_async(
         app_name: the app's name in URLs (default: the agent's name).
         log_level: uvicorn's log level.
         access: hosts, origins, the operator token and shared-state writes.
+        resume_expired: at start-up, resume the app's invocations whose lease
+            expired or whose owner is gone, in the background (each one
+            logged); the server answers from the start. False turns it off.
     """
     access = access or Access()
     store = open_session_service(session_url)
@@ -88,6 +92,7 @@ async def serve_async(
         allowed_origins=access.allowed_origins,
         operator_token=access.operator_token,
         allow_shared_state=access.allow_shared_state,
+        resume_expired=resume_expired,
     )
     if host in _WILDCARDS and not access.allowed_hosts:
         logger.warning(
@@ -120,6 +125,7 @@ def serve(
     app_name: str | None = None,
     log_level: str = "info",
     access: Access | None = None,
+    resume_expired: bool = True,
 ) -> None:
     """Blocking twin of ``serve_async``, for scripts and the command line."""
     asyncio.run(
@@ -133,5 +139,6 @@ def serve(
             app_name=app_name,
             log_level=log_level,
             access=access,
+            resume_expired=resume_expired,
         )
     )

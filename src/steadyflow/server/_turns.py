@@ -166,6 +166,10 @@ class WriteThroughService(BaseSessionService):
             app_name=app_name, user_id=user_id, session_id=session_id
         )
 
+    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
+        """See ``BaseSessionService.list_unfinished_invocations``."""
+        return await self.inner.list_unfinished_invocations(app_name=app_name)
+
     async def close(self) -> None:
         """Close the inner store."""
         await self.inner.close()

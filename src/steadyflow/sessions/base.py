@@ -178,5 +178,21 @@ class BaseSessionService(ABC):
     ) -> list[InvocationRecord]:
         """A session's invocation records, oldest first ([] when there is no session)."""
 
+    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
+        """The app's invocations that are not over, across all its sessions, oldest first.
+
+        Not over: ``RUNNING`` (live, or its process died), ``INTERRUPTED``
+        and ``WAITING``; what may be resumed is decided from each record's
+        owner and lease (``steadyflow resume --all-expired``, ``serve``).
+        This default walks every session; the built-in stores use one query.
+        """
+        found: list[InvocationRecord] = []
+        for session in await self.list_sessions(app_name=app_name):
+            records = await self.list_invocations(
+                app_name=app_name, user_id=session.user_id, session_id=session.id
+            )
+            found.extend(r for r in records if not r.status.is_final)
+        return sorted(found, key=lambda r: (r.started_at, r.id))
+
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections; the in-memory store has none."""

@@ -149,6 +149,17 @@ class InMemorySessionService(BaseSessionService):
         records = self._invocations.get((app_name, user_id, session_id), {}).values()
         return [r.copy() for r in sorted(records, key=lambda r: r.started_at)]
 
+    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
+        """The app's invocations that are not over, across all its sessions, oldest first."""
+        found = [
+            r.copy()
+            for (app, _, _), records in self._invocations.items()
+            if app == app_name
+            for r in records.values()
+            if not r.status.is_final
+        ]
+        return sorted(found, key=lambda r: (r.started_at, r.id))
+
     def _records_of(self, record: InvocationRecord) -> dict[str, InvocationRecord]:
         records = self._invocations.get((record.app_name, record.user_id, record.session_id))
         if records is None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..trace_record._schema import InvocationTrace
 
-__all__ = ["InvocationOwner", "InvocationRecord", "InvocationStatus"]
+__all__ = ["FINAL_STATUSES", "InvocationOwner", "InvocationRecord", "InvocationStatus"]
 
 
 class InvocationStatus(enum.StrEnum):
@@ -52,12 +52,13 @@ class InvocationStatus(enum.StrEnum):
     @property
     def is_final(self) -> bool:
         """Whether the invocation is over (nothing left to resume)."""
-        return self in _FINAL
+        return self in FINAL_STATUSES
 
 
-_FINAL = frozenset(
+FINAL_STATUSES = frozenset(
     {InvocationStatus.COMPLETED, InvocationStatus.FAILED, InvocationStatus.CANCELLED}
 )
+"""The statuses of an invocation that is over."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,12 +18,12 @@ import steadyflow.sessions.sql._schema as t
 
 from ...errors import SessionError, StaleInvocationError
 from ...trace_record._schema import InvocationTrace
-from ..invocations import InvocationOwner, InvocationRecord, InvocationStatus
+from ..invocations import FINAL_STATUSES, InvocationOwner, InvocationRecord, InvocationStatus
 from . import _queries as q
 from ._cache import SessionKey
 from ._codec import encode_state
 
-__all__ = ["load_record", "load_records", "put_record", "record_row"]
+__all__ = ["load_record", "load_records", "load_unfinished", "put_record", "record_row"]
 
 
 def record_row(record: InvocationRecord) -> dict[str, Any]:
@@ -117,4 +117,16 @@ async def load_records(conn: AsyncConnection, key: SessionKey) -> list[Invocatio
     """The session's records, oldest first."""
     i = t.invocations
     query = select(i).where(q.session_filter(i, key)).order_by(i.c.started_at, i.c.id)
+    return [_record(row) for row in await conn.execute(query)]
+
+
+async def load_unfinished(conn: AsyncConnection, app_name: str) -> list[InvocationRecord]:
+    """The app's records that are not over, in every session, oldest first."""
+    i = t.invocations
+    unfinished = [s.value for s in InvocationStatus if s not in FINAL_STATUSES]
+    query = (
+        select(i)
+        .where((i.c.app_name == app_name) & i.c.status.in_(unfinished))
+        .order_by(i.c.started_at, i.c.id)
+    )
     return [_record(row) for row in await conn.execute(query)]

@@ -272,6 +272,11 @@ class SqlSessionService(BaseSessionService):
         async with self._read("list invocation records") as conn:
             return await inv.load_records(conn, (app_name, user_id, session_id))
 
+    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
+        """The app's invocations that are not over, across all its sessions, oldest first."""
+        async with self._read("list unfinished invocations") as conn:
+            return await inv.load_unfinished(conn, app_name)
+
     async def close(self) -> None:
         """Close the database connections (the service stays usable)."""
         await self._engine.dispose()
