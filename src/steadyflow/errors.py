@@ -15,11 +15,13 @@
     │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
+    │   │   └── QuotaExhaustedError            a daily/monthly quota is spent: no retry, no wait
     │   ├── ModelConnectionError               no answer: refused, reset, DNS
     │   ├── ModelTimeoutError                  no answer in time
     │   ├── ModelResponseError                 an answer that could not be parsed
     │   │   └── ModelResponseTooLargeError     an answer over the runner's max_response_bytes
-    │   └── CircuitOpenError                   the breaker for this model is open
+    │   ├── CircuitOpenError                   the breaker for this model is open
+    │   └── PacingTimeoutError                 the pacer's wait would pass the call's deadline
     └── SessionError                           the session store refused
         ├── SessionNotFoundError
         ├── StaleSessionError                  another writer appended first
@@ -59,6 +61,8 @@ __all__ = [
     "ModelResponseTooLargeError",
     "ModelTimeoutError",
     "NothingToResumeError",
+    "PacingTimeoutError",
+    "QuotaExhaustedError",
     "SchemaVersionError",
     "SessionError",
     "SessionNotFoundError",
@@ -233,6 +237,41 @@ class ModelHTTPError(ModelError):
         )
 
 
+class QuotaExhaustedError(ModelHTTPError):
+    """A quota that resets in hours (a daily or monthly one), not a per-minute rate limit.
+
+    Raised for a 429 whose payload says so (Gemini quota ids with ``PerDay``
+    or ``PerMonth``, OpenAI's ``insufficient_quota``) or whose reset is an
+    hour or more away, and by a pacer for a key it marked exhausted (then
+    with no provider request). Never retried and never waited for: a
+    ``FallbackLlm`` moves to its next model at once.
+
+    Attributes:
+        reset_after: seconds until the quota resets, when known.
+    """
+
+    def __init__(
+        self,
+        status_code: int,
+        message: str | None = None,
+        *,
+        reset_after: float | None = None,
+        provider: str | None = None,
+        retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(
+            status_code,
+            message,
+            provider=provider,
+            retry_after=retry_after,
+            headers=headers,
+            body=body,
+        )
+        self.reset_after = reset_after
+
+
 class ModelConnectionError(ModelError):
     """The provider could not be reached or dropped the connection."""
 
@@ -267,6 +306,32 @@ class ModelResponseTooLargeError(ModelResponseError):
 
 class CircuitOpenError(ModelError):
     """The circuit breaker for this model is open: the call fails fast."""
+
+
+class PacingTimeoutError(ModelError):
+    """The pacer could let the attempt go only after the call's deadline: nothing was sent.
+
+    Raised before the first attempt when the provider's learned rate limit
+    admits it later than ``RetryConfig.total_timeout`` (or the pacer's
+    ``max_wait``) allows; no provider request was made and no attempt was
+    counted. A ``FallbackLlm`` moves to its next model.
+
+    Attributes:
+        key: the pacer's key (``provider:model``).
+        wait: seconds the pacer would have had to wait.
+        allowed: seconds the call could still wait.
+    """
+
+    def __init__(self, key: str, wait: float, allowed: float) -> None:
+        provider = key.partition(":")[0] or None
+        super().__init__(
+            f"pacer for {key}: the rate limit admits this call in {wait:.3g}s, past its "
+            f"deadline ({allowed:.3g}s left of total_timeout / max_wait); nothing was sent",
+            provider=provider,
+        )
+        self.key = key
+        self.wait = wait
+        self.allowed = allowed
 
 
 class SessionError(SteadyflowError):

@@ -4,6 +4,7 @@ Public because users extend it: write a ``BaseLlm`` for a new provider or a
 proxy, or register a factory for a name pattern.
 """
 
+from ._headers import report_response_headers
 from .base import BaseLlm, BaseLlmConnection, parse_retry_after
 from .fallback import FallbackLlm
 from .llm_request import LlmRequest
@@ -18,4 +19,5 @@ __all__ = [
     "LlmRequest",
     "LlmResponse",
     "parse_retry_after",
+    "report_response_headers",
 ]

@@ -25,6 +25,7 @@ follows from that, once for every adapter built on them:
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from ..errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
+from ._headers import report_response_headers
 from ._http import (
     LoopLocal,
     cut_body_error,
@@ -55,6 +57,7 @@ from ._stainless_errors import SdkErrors, StatusError, error_detail, stream_erro
 from .base import BaseLlm, parse_retry_after
 
 __all__ = [
+    "RawResponse",
     "SdkErrors",
     "StainlessLlm",
     "StainlessSdk",
@@ -73,6 +76,19 @@ class _SdkClient(Protocol):
 
 ClientT = TypeVar("ClientT", bound=_SdkClient)
 _T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class RawResponse(Protocol[_T_co]):
+    """What a call made ``with_raw_response`` returns: the head, and the parsed body.
+
+    OpenAI's SDK parses at once, Anthropic's asynchronously: ``parse`` may
+    return either.
+    """
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    def parse(self) -> _T_co | Awaitable[_T_co]: ...
 
 
 @dataclass(frozen=True)
@@ -222,15 +238,22 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
             body=body,
         )
 
-    async def _whole_body(self, call: Awaitable[_T]) -> _T:
-        """Await a non-streamed call; a JSON body cut mid-document is a connection failure.
+    async def _whole_body(self, call: Awaitable[RawResponse[_T]]) -> _T:
+        """Await a non-streamed call made ``with_raw_response``; its parsed answer.
 
-        A close-delimited (or cleanly ended chunked) body that stops mid-way
-        reaches the SDK as a ``JSONDecodeError``: it was cut in transit, so it
-        is retried like a dropped connection, not refused as unusable.
+        The answer's headers go to the retry loop (``report_response_headers``:
+        a pacer reads the rate-limit headers). A close-delimited (or cleanly
+        ended chunked) body that stops mid-way reaches the SDK as a
+        ``JSONDecodeError``: it was cut in transit, so it is retried like a
+        dropped connection, not refused as unusable.
         """
         try:
-            return await call
+            raw = await call
+            report_response_headers(raw.headers)
+            parsed = raw.parse()
+            if inspect.isawaitable(parsed):  # Anthropic's raw response parses asynchronously
+                return await parsed
+            return parsed
         except json.JSONDecodeError as exc:
             cut = cut_body_error(exc, self.provider, self.model)
             if cut is None:

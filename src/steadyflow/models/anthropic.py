@@ -27,8 +27,9 @@ from ..types import Content
 from ._anthropic_answer import Answer, response_from
 from ._anthropic_stream import assemble
 from ._anthropic_wire import build_params
+from ._headers import report_response_headers
 from ._http import lower_headers, read_env
-from ._stainless import SdkErrors, StainlessLlm, StainlessSdk
+from ._stainless import RawResponse, SdkErrors, StainlessLlm, StainlessSdk
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
@@ -105,12 +106,16 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
             if not stream:
                 # No ``stream`` in ``params``: a whole message (the SDK's overloads
                 # cannot tell from a dict).
-                whole = cast("Awaitable[Message]", client.messages.create(**params))
+                whole = cast(
+                    "Awaitable[RawResponse[Message]]",
+                    client.messages.with_raw_response.create(**params),
+                )
                 message = await self._whole_body(whole)
                 yield response_from(self._answer_of(message), self.provider, self.model)
                 return
             events = await client.messages.create(**params, stream=True)
             try:
+                report_response_headers(events.response.headers)
                 await self._refuse_json_body(events.response)
                 answer = Answer(blocks=[], usage={})
                 thinking = request.config.thinking

@@ -30,6 +30,7 @@ from ..errors import ModelConnectionError, ModelHTTPError, ModelResponseError
 from ._gemini_answer import aggregate, complete
 from ._gemini_http import ResponseGuard, is_cut_json, open_responses
 from ._gemini_wire import PROVIDER, build_config, contents_from, retry_delay
+from ._headers import report_response_headers
 from ._http import (
     LoopLocal,
     http_error,
@@ -132,11 +133,13 @@ class Gemini(BaseLlm):
                     answer = await models.generate_content(  # pyright: ignore[reportUnknownMemberType]
                         model=self.model, contents=contents, config=config
                     )
+                    _report_head(responses)
                     yield complete([answer], self.model, stream=False)
                     return
                 chunks = await models.generate_content_stream(  # pyright: ignore[reportUnknownMemberType]
                     model=self.model, contents=contents, config=config
                 )
+                _report_head(responses)
                 async for response in aggregate(chunks, self.model):
                     yield response
         finally:
@@ -198,6 +201,12 @@ class Gemini(BaseLlm):
             if hint is not None:
                 return hint
         return super().retry_after(error)
+
+
+def _report_head(responses: list[Any]) -> None:
+    """The call's answer headers to the retry loop (its last HTTP response's)."""
+    if responses:
+        report_response_headers(getattr(responses[-1], "headers", None))
 
 
 def _cut_event(error: Exception) -> bool:

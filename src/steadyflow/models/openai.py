@@ -24,12 +24,13 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
 
+from ._headers import report_response_headers
 from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
 from ._openai_stream import aggregate
 from ._openai_wire import build_params, response_from_message
 from ._responses_wire import is_reasoning_model
-from ._stainless import StainlessLlm
+from ._stainless import RawResponse, StainlessLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 from .openai_responses import OpenAIResponses
@@ -126,7 +127,10 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
             if not stream:
                 # With the parameters as a dict the SDK's overloads cannot tell a
                 # streamed call from a whole one: this one is whole (no ``stream``).
-                whole = cast("Awaitable[ChatCompletion]", client.chat.completions.create(**params))
+                whole = cast(
+                    "Awaitable[RawResponse[ChatCompletion]]",
+                    client.chat.completions.with_raw_response.create(**params),
+                )
                 completion = await self._whole_body(whole)
                 self._check_completion(completion)
                 yield response_from_message(completion)
@@ -135,6 +139,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
                 **params, stream=True, stream_options={"include_usage": True}
             )
             try:
+                report_response_headers(chunks.response.headers)
                 async for response in aggregate(chunks, self.provider, self.model):
                     yield response
             finally:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 from ..errors import ModelConnectionError, ModelHTTPError
 from ..types import Content, Part
+from ._headers import report_response_headers
 from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
 from ._responses_wire import PROVIDER, build_params, response_from
@@ -108,13 +109,16 @@ class OpenAIResponses(StainlessLlm[sdk.AsyncOpenAI]):
             if not stream:
                 # No ``stream`` in ``params``: a whole response (the SDK's overloads
                 # cannot tell from a dict).
-                response = cast("Response", await client.responses.create(**params))
+                raw = await client.responses.with_raw_response.create(**params)
+                report_response_headers(raw.headers)
+                response = cast("Response", raw.parse())
                 if response.status == "failed":
                     raise self._failure(response.error)
                 yield response_from(response, self.model)
                 return
             events = await client.responses.create(**params, stream=True)
             async with events:
+                report_response_headers(events.response.headers)
                 async for answer in self._aggregate(events):
                     yield answer
 
