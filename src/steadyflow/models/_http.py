@@ -28,7 +28,9 @@ from ..errors import (
     ModelHTTPError,
     ModelResponseError,
     ModelTimeoutError,
+    QuotaExhaustedError,
 )
+from ._rate_limits import quota_reset
 from .base import parse_retry_after
 
 __all__ = [
@@ -154,12 +156,27 @@ def http_error(
     detail: str,
     retry_after: float | None = None,
 ) -> ModelHTTPError:
-    """A ``ModelHTTPError`` with the wait hint read from the headers when not given."""
+    """A ``ModelHTTPError`` with the wait hint read from the headers when not given.
+
+    A 429 for a spent quota (``_rate_limits.quota_reset``) is a ``QuotaExhaustedError``.
+    """
     lowered = lower_headers(headers)
     hint = retry_after if retry_after is not None else parse_retry_after(lowered)
     message = f"{provider} model {model!r} returned HTTP {status}"
     if detail:
         message += f": {detail}"
+    quota, reset = quota_reset(status, body, lowered, hint)
+    if quota:
+        until = "" if reset is None else f" (resets in {reset / 3600:.1f} h)"
+        return QuotaExhaustedError(
+            status,
+            f"{message}; a quota, not a rate limit: not retried{until}",
+            reset_after=reset,
+            provider=provider,
+            retry_after=hint,
+            headers=lowered,
+            body=body,
+        )
     return ModelHTTPError(
         status, message, provider=provider, retry_after=hint, headers=lowered, body=body
     )

@@ -28,6 +28,8 @@ from ..errors import (
     DEFAULT_RETRYABLE_STATUS_CODES,
     CircuitOpenError,
     LlmCallsLimitExceededError,
+    PacingTimeoutError,
+    QuotaExhaustedError,
     error_chain,
 )
 from .base import BaseLlm, BaseLlmConnection, GenerateOne, classify_link
@@ -57,8 +59,14 @@ def tag_response(response: LlmResponse, llm: BaseLlm, index: int) -> LlmResponse
     return response.model_copy(update=update)
 
 
+_UNAVAILABLE = (CircuitOpenError, QuotaExhaustedError, PacingTimeoutError)
+
+
 def _falls_over(llm: BaseLlm, error: BaseException, codes: Collection[int]) -> bool:
-    """Whether ``error`` from ``llm`` moves the call on: an open circuit, or transient.
+    """Whether ``error`` from ``llm`` moves the call on: transient, or unavailable for now.
+
+    Unavailable: an open circuit, a spent quota, a pacer that could not
+    admit the call in time.
 
     Classified like a retry: every link of the cause/context chain is asked
     (``errors.error_chain``), and an ``LlmCallsLimitExceededError`` anywhere
@@ -67,7 +75,7 @@ def _falls_over(llm: BaseLlm, error: BaseException, codes: Collection[int]) -> b
     links = list(error_chain(error))
     if any(isinstance(link, LlmCallsLimitExceededError) for link in links):
         return False
-    if any(isinstance(link, CircuitOpenError) for link in links):
+    if any(isinstance(link, _UNAVAILABLE) for link in links):
         return True
     return any(classify_link(llm, link, codes) for link in links)
 

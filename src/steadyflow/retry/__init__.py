@@ -6,7 +6,8 @@ logical model call; ``_clock`` holds the injectable clock all waits go through
 (``steadyflow.testing.fake_clock`` replaces it in tests).
 Budgets (``TokenBucketRetryBudget``, ``AdaptiveThrottle``) and the
 ``CircuitBreaker`` cap retries and calls across all calls of a process, and
-their ``Redis`` twins across a fleet.
+their ``Redis`` twins across a fleet. ``ProviderPacer`` sends at the rate the
+provider accepts (learned from its rate-limit headers, or from its 429s).
 
 Import from this package, never from a submodule: every module here has an
 underscore name and may change; the names in ``__all__`` are the public ones.
@@ -20,8 +21,9 @@ if typing.TYPE_CHECKING:
     from ._breaker import CircuitBreaker, CircuitState
     from ._budget import AdaptiveThrottle, TokenBucketRetryBudget
     from ._config import RetryConfig
+    from ._pacer import ProviderPacer
     from ._policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
-    from ._protocols import RetryBudget
+    from ._protocols import PaceOutcome, PacePass, Pacer, RetryBudget
     from ._redis_budget import RedisCircuitBreaker, RedisRetryBudget
 
 # Public name -> the submodule defining it, imported on first access (PEP 562).
@@ -29,6 +31,10 @@ _LAZY: dict[str, str] = {
     "AdaptiveThrottle": "_budget",
     "CircuitBreaker": "_breaker",
     "CircuitState": "_breaker",
+    "PaceOutcome": "_protocols",
+    "PacePass": "_protocols",
+    "Pacer": "_protocols",
+    "ProviderPacer": "_pacer",
     "RedisCircuitBreaker": "_redis_budget",
     "RedisRetryBudget": "_redis_budget",
     "RetryBudget": "_protocols",
@@ -45,6 +51,10 @@ __all__ = [
     "AdaptiveThrottle",
     "CircuitBreaker",
     "CircuitState",
+    "PaceOutcome",
+    "PacePass",
+    "Pacer",
+    "ProviderPacer",
     "RedisCircuitBreaker",
     "RedisRetryBudget",
     "RetryBudget",

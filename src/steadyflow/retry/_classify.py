@@ -13,7 +13,7 @@ import logging
 import math
 from collections.abc import Collection
 
-from ..errors import LlmCallsLimitExceededError, error_chain
+from ..errors import LlmCallsLimitExceededError, QuotaExhaustedError, error_chain
 from ..models.base import BaseLlm, classify_link, status_of
 from ._policy import RetryDetails
 
@@ -44,16 +44,19 @@ def describe_failure(
 ) -> RetryDetails:
     """The facts about a failed attempt that ``decide`` needs.
 
-    Retryable if the provider calls any link retryable; the status and the
-    wait hint are the first ones found from the outermost link inwards.
+    Retryable if the provider calls any link retryable, unless a link is a
+    ``QuotaExhaustedError`` (a spent quota: the SDK's own 429 beneath it
+    would say retryable); the status and the wait hint are the first ones
+    found from the outermost link inwards.
     """
-    retryable = call_limit = False
+    retryable = call_limit = quota = False
     status: int | None = None
     hint: float | None = None
     for link in error_chain(error):
         if isinstance(link, LlmCallsLimitExceededError):
             call_limit = True
             break
+        quota = quota or isinstance(link, QuotaExhaustedError)
         retryable = retryable or classify_link(llm, link, codes)
         if status is None:
             status = status_of(link)
@@ -62,8 +65,9 @@ def describe_failure(
     return RetryDetails(
         attempt=attempt,
         error_type=type(error).__qualname__,
-        retryable=retryable,
+        retryable=retryable and not quota,
         call_limit_in_chain=call_limit,
+        quota_exhausted=quota,
         status_code=status,
         retry_after=hint,
         output_emitted=output_emitted,

@@ -29,7 +29,7 @@ from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 from ..errors import DEFAULT_RETRYABLE_STATUS_CODES
-from ._protocols import Breaker, RetryBudget
+from ._protocols import Breaker, Pacer, RetryBudget
 
 __all__ = ["DEFAULT_RETRYABLE_STATUS_CODES", "RetryConfig"]
 
@@ -84,6 +84,15 @@ def _finite_seconds(name: str, value: float | timedelta) -> float:
 
 def _optional_seconds(name: str, value: float | timedelta | None) -> float | None:
     return None if value is None else _seconds(name, value)
+
+
+def _optional_positive(name: str, value: float | timedelta | None) -> float | None:
+    if value is None:
+        return None
+    seconds = _seconds(name, value)
+    if seconds == 0:
+        raise ValueError(f"{name} must be > 0 seconds (None turns it off), got {value!r}")
+    return seconds
 
 
 def _attempts(name: str, value: object) -> None:
@@ -144,6 +153,18 @@ class RetryConfig:
         circuit_breaker: a ``CircuitBreaker`` (or ``RedisCircuitBreaker``)
             shared likewise; an open circuit fails the call fast with
             ``CircuitOpenError``. None = no breaker.
+        pacer: a ``ProviderPacer`` (or ``RedisProviderPacer``) shared likewise:
+            each attempt waits until the provider's learned rate limit admits
+            it, within ``total_timeout``; None = no pacing.
+        stream_idle_timeout: a streamed attempt that yields nothing for this
+            long (before its first response or between two) is cut with
+            ``ModelTimeoutError``: retried when it had yielded nothing, an
+            error otherwise. None (default) = off.
+        first_byte_timeout: an attempt whose first response takes longer is
+            cut with ``ModelTimeoutError`` (retried by the usual rules); only
+            for models without a ``timeout`` of their own. Meant for
+            non-streamed calls, where nothing arrives before the whole answer.
+            None (default) = off.
 
     Durations accept seconds (float) or ``datetime.timedelta`` and are stored
     as float seconds; the statuses accept any iterable and are stored as a
@@ -165,6 +186,13 @@ class RetryConfig:
     )
     budget: RetryBudget | None = None
     circuit_breaker: Breaker | None = None
+    pacer: Pacer | None = None
+    stream_idle_timeout: _Setting[float | timedelta | None, float | None] = _Setting(
+        None, _optional_positive
+    )
+    first_byte_timeout: _Setting[float | timedelta | None, float | None] = _Setting(
+        None, _optional_positive
+    )
 
     def __post_init__(self) -> None:
         _attempts("max_attempts", self.max_attempts)
@@ -173,6 +201,7 @@ class RetryConfig:
         _flag("respect_retry_after", self.respect_retry_after)
         _instance("budget", self.budget, RetryBudget, "RetryBudget (allow/record)")
         _instance("circuit_breaker", self.circuit_breaker, Breaker, "CircuitBreaker")
+        _instance("pacer", self.pacer, Pacer, "ProviderPacer (admit/release/observe)")
         if self.max_backoff < self.initial_backoff:
             raise ValueError(
                 f"max_backoff ({self.max_backoff}) must be >= initial_backoff "

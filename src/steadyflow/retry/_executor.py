@@ -41,13 +41,15 @@ from .._aio import aclose
 from ..models.base import BaseLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
+from ._budget import budget_key
 from ._classify import describe_failure
 from ._clock import Clock, current_clock
 from ._config import RetryConfig
-from ._deadline import attempt_bound, within
+from ._deadline import Limits, attempt_bound, within
 from ._guards import Guards
 from ._observer import AttemptObserver, CallSpans
-from ._policy import RetryDecision, RetryDetails, decide
+from ._pacing import PacedCall
+from ._policy import RetryDecision, RetryDetails, RetryReason, decide
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
@@ -177,22 +179,22 @@ class _RetryLoop:
         observer, model = self.observer, request.model or llm.model
         info = _CallInfo(model, self.agent_name, self.invocation_id, self.config.max_attempts)
         guards = Guards.of(self.config, llm.provider, model)
+        pacer = self.config.pacer
+        paced = (
+            None
+            if pacer is None
+            else PacedCall(pacer, budget_key(llm.provider, model), request, model)
+        )
         observer.call_started(llm.provider, model)
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
-        total = self.config.total_timeout
         outcome: Exception | None = None
         try:
-            if guards is not None:
-                await guards.admit_first()
-            self.before_attempt()
+            delay = await self._admit_first(guards, paced, start)
             while True:
                 attempt += 1
                 failure: Exception | None = None
                 emitted = False
-                responses = llm.generate_content_async(request, stream=self.stream)
-                bound = attempt_bound(llm.timeout, total, self.clock.monotonic() - start)
-                if bound is not None:
-                    responses = within(responses, bound, provider=llm.provider, model=model)
+                responses = self._attempt(llm, request, model, start, paced)
                 responses = observer.attempt_started(attempt, delay, responses)
                 try:
                     async for response in responses:
@@ -204,34 +206,110 @@ class _RetryLoop:
                 finally:
                     await aclose(responses)
                     observer.attempt_ended(failure)
+                    if paced is not None:
+                        await paced.ended(failure)
                 if failure is None:
                     if guards is not None:
                         await guards.record(failed=False)
                     return
-                facts, decision = await self._decide(llm, guards, failure, attempt, start, emitted)
+                facts, decision = await self._decide(
+                    llm, guards, paced, failure, attempt, start, emitted
+                )
                 if not decision.retry:  # give up ...
                     _log_give_up(info, facts, decision)
                     raise failure
-                self.before_attempt()  # ... or charge the budget for the retry
-                _log_retry(info, facts, decision)
-                delay = decision.delay
-                await self.clock.sleep(delay)
+                delay = await self._charge_and_wait(info, facts, decision, paced)
         except Exception as error:
             outcome = error
             raise
         finally:
             observer.call_ended(attempt, outcome)
 
+    def _paced(self, provider: str, model: str, request: LlmRequest) -> PacedCall | None:
+        pacer = self.config.pacer
+        if pacer is None:
+            return None
+        return PacedCall(pacer, budget_key(provider, model), request, model)
+
+    def _attempt(
+        self,
+        llm: BaseLlm,
+        request: LlmRequest,
+        model: str,
+        start: float,
+        paced: PacedCall | None,
+    ) -> AsyncIterator[LlmResponse]:
+        """One attempt's responses, under its deadlines, with headers heard by the pacer."""
+        responses = llm.generate_content_async(request, stream=self.stream)
+        config = self.config
+        bound = attempt_bound(llm.timeout, config.total_timeout, self.clock.monotonic() - start)
+        silence = config.stream_idle_timeout if self.stream else None
+        first = config.first_byte_timeout if llm.timeout is None else None
+        if bound is not None or silence is not None or first is not None:
+            limits = Limits(whole=bound, first=first, idle=silence)
+            responses = within(responses, limits, provider=llm.provider, model=model)
+        if paced is not None:
+            responses = paced.listen(responses)
+        return responses
+
+    async def _admit_first(
+        self, guards: Guards | None, paced: PacedCall | None, start: float
+    ) -> float:
+        """Let the first attempt start: pacer, guards, call budget, then the paced wait.
+
+        Returns the seconds waited for the pacer. A refusal by the pacer sends
+        nothing and charges nothing.
+        """
+        total = self.config.total_timeout
+        if paced is not None:
+            ticket = await paced.admit(earliest=0.0, left=total)
+            if not ticket.admitted:
+                raise paced.refusal(ticket, total)
+        try:
+            if guards is not None:
+                await guards.admit_first()
+            self.before_attempt()
+            if paced is None or paced.ticket is None or paced.ticket.wait <= 0:
+                return 0.0
+            wait = paced.ticket.wait - (self.clock.monotonic() - start)
+            wait = max(0.0, wait)
+            self.observer.attempt_paced(wait)
+            await self.clock.sleep(wait)
+            return wait
+        except BaseException:
+            if paced is not None:
+                await paced.release()
+            raise
+
+    async def _charge_and_wait(
+        self,
+        info: _CallInfo,
+        facts: RetryDetails,
+        decision: RetryDecision,
+        paced: PacedCall | None,
+    ) -> float:
+        """Charge the call budget for the retry, log it, wait its delay; the delay."""
+        try:
+            self.before_attempt()
+            _log_retry(info, facts, decision)
+            await self.clock.sleep(decision.delay)
+        except BaseException:
+            if paced is not None:
+                await paced.release()
+            raise
+        return decision.delay
+
     async def _decide(
         self,
         llm: BaseLlm,
         guards: Guards | None,
+        paced: PacedCall | None,
         failure: Exception,
         attempt: int,
         start: float,
         emitted: bool,
     ) -> tuple[RetryDetails, RetryDecision]:
-        """The facts of a failed attempt and what to do: the policy's call, then the guards'."""
+        """The facts of a failed attempt and what to do: the policy's, the pacer's, the guards'."""
         details = describe_failure(
             llm,
             failure,
@@ -241,7 +319,30 @@ class _RetryLoop:
             output_emitted=emitted,
         )
         decision = decide(self.config, details, jitter=2.0 * self.draw() - 1.0)
+        if paced is not None and decision.retry:
+            decision = await self._pace_retry(paced, details, decision)
         if guards is not None:
             decision = await guards.after_failure(details, decision)
+        if paced is not None and not decision.retry:
+            await paced.release()
         self.observer.attempt_failed(details, decision)
         return details, decision
+
+    async def _pace_retry(
+        self, paced: PacedCall, details: RetryDetails, decision: RetryDecision
+    ) -> RetryDecision:
+        """The retry's wait stretched to the pacer's slot, or given up when none fits in time."""
+        total = self.config.total_timeout
+        left = None if total is None else total - details.elapsed
+        ticket = await paced.admit(earliest=decision.delay, left=left)
+        if not ticket.admitted:
+            reason = (
+                RetryReason.QUOTA_EXHAUSTED
+                if ticket.quota_reset is not None
+                else RetryReason.PACED_PAST_DEADLINE
+            )
+            return RetryDecision(retry=False, delay=0.0, reason=reason)
+        if ticket.wait > decision.delay:
+            self.observer.attempt_paced(ticket.wait - decision.delay)
+            return RetryDecision(retry=True, delay=ticket.wait, reason=decision.reason)
+        return decision

@@ -29,7 +29,8 @@ Responses = AsyncIterator[LlmResponse]
 class AttemptObserver(Protocol):
     """Told what the loop does as it does it, in this order per model of the call.
 
-    ``call_started``, then per attempt ``attempt_started`` (which hands back
+    ``call_started``, then per attempt (after ``attempt_paced`` when a pacer
+    held it) ``attempt_started`` (which hands back
     the provider's responses as the loop should read them), each response
     ``response_received``, ``attempt_ended``, and after a failure
     ``attempt_failed``; finally ``call_ended``. An observer must not raise.
@@ -37,6 +38,12 @@ class AttemptObserver(Protocol):
 
     def call_started(self, provider: str, model: str) -> None:
         """The logical call to ``model`` starts (once per model of a fallback chain)."""
+
+    def attempt_paced(self, seconds: float) -> None:
+        """The next attempt waits ``seconds`` for the pacer (part of its ``delay``).
+
+        Called only when ``RetryConfig.pacer`` is set.
+        """
 
     def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
         """Attempt ``attempt`` (1 = first) starts after waiting ``delay`` seconds.
@@ -88,6 +95,9 @@ class CallSpans:
         if not span.get_span_context().is_valid:
             return responses  # no SDK: nothing to make current, no layer to pay for
         return _with_span_current(responses, span)
+
+    def attempt_paced(self, seconds: float) -> None:
+        """Nothing to record before the attempt's span exists."""
 
     def response_received(self, response: LlmResponse) -> None:
         """Nothing to record on a span per response."""

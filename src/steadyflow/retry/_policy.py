@@ -37,6 +37,8 @@ class RetryReason(enum.Enum):
     TOTAL_TIMEOUT = "the wait would pass total_timeout"
     BUDGET_EXHAUSTED = "the retry budget refused the retry"
     CIRCUIT_OPEN = "the circuit breaker is open"
+    QUOTA_EXHAUSTED = "the provider's quota is spent until its reset"
+    PACED_PAST_DEADLINE = "the pacer admits the retry only after total_timeout"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +52,8 @@ class RetryDetails:
             cause/context chain as transient.
         call_limit_in_chain: an ``LlmCallsLimitExceededError`` is in the chain.
         output_emitted: the attempt had yielded a response before failing.
+        quota_exhausted: a ``QuotaExhaustedError`` is in the chain: a spent
+            quota, never retried.
         status_code: the HTTP-like status found in the chain, if any.
         retry_after: the provider's wait hint in seconds, if it gave one.
         elapsed: seconds since the logical call started, waits included.
@@ -60,6 +64,7 @@ class RetryDetails:
     retryable: bool = False
     call_limit_in_chain: bool = False
     output_emitted: bool = False
+    quota_exhausted: bool = False
     status_code: int | None = None
     retry_after: float | None = None
     elapsed: float = 0.0
@@ -106,10 +111,10 @@ def decide(config: RetryConfig, details: RetryDetails, jitter: float = 0.0) -> R
     """Decide whether to retry after the failed attempt ``details`` describes.
 
     The rules, in order: an attempt that yielded output is committed; a spent
-    call budget is final; a non-retryable error is final; ``max_attempts``
-    bounds the attempts; a hint above ``max_retry_after`` gives up; the wait
-    is ``max(backoff, hint)``; a wait that would end past ``total_timeout``
-    is not started.
+    call budget is final; a spent provider quota is final; a non-retryable
+    error is final; ``max_attempts`` bounds the attempts; a hint above
+    ``max_retry_after`` gives up; the wait is ``max(backoff, hint)``; a wait
+    that would end past ``total_timeout`` is not started.
 
     Args:
         config: the retry settings.
@@ -120,6 +125,8 @@ def decide(config: RetryConfig, details: RetryDetails, jitter: float = 0.0) -> R
         return _give_up(RetryReason.OUTPUT_EMITTED)
     if details.call_limit_in_chain:
         return _give_up(RetryReason.CALL_LIMIT)
+    if details.quota_exhausted:
+        return _give_up(RetryReason.QUOTA_EXHAUSTED)
     if not details.retryable:
         return _give_up(RetryReason.NOT_RETRYABLE)
     if details.attempt >= config.max_attempts:

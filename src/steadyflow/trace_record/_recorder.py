@@ -179,6 +179,8 @@ def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
         attempt.start, attempt.end = round(attempt.start, _DIGITS), round(attempt.end, _DIGITS)
         if attempt.delay:
             attempt.delay = round(attempt.delay, _DIGITS)
+        if attempt.paced is not None:
+            attempt.paced = round(attempt.paced, _DIGITS)
     if step.attempts and step.attempts[-1].outcome == "retry":  # the retry never started
         step.attempts[-1].outcome = f"stopped by {trace.error_type or trace.status}"
 
@@ -196,6 +198,7 @@ class ModelCallRecorder(CallSpans):
         "_conversation_id",
         "_hint_set_delay",
         "_model",
+        "_paced",
         "_provider",
         "_recorder",
         "_request",
@@ -223,6 +226,7 @@ class ModelCallRecorder(CallSpans):
         self._attempt: AttemptTrace | None = None
         self._call_start = 0.0
         self._hint_set_delay = False
+        self._paced: float | None = None
 
     def call_started(self, provider: str, model: str) -> None:
         """Open the ``call_llm`` span, with the call's facts and input when it records."""
@@ -240,8 +244,14 @@ class ModelCallRecorder(CallSpans):
         if attempt == 1:
             self._call_start = now
         self._attempt = AttemptTrace(attempt, now, delay, self._hint_set_delay)
+        if self._paced is not None:
+            self._attempt.paced, self._paced = self._paced, None
         self.step.attempts.append(self._attempt)
         return CallSpans.attempt_started(self, attempt, delay, responses)
+
+    def attempt_paced(self, seconds: float) -> None:
+        """The next attempt waits ``seconds`` for the pacer: its trace says so."""
+        self._paced = seconds
 
     def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
         """The current attempt failed; ``decision`` is what the policy made of it."""

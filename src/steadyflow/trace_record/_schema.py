@@ -52,6 +52,7 @@ class AttemptTrace:
         end: when it failed or its complete response arrived.
         delay: seconds waited before this attempt (0 for the first).
         delay_from_retry_after: the provider's Retry-After hint set that wait.
+        paced: the part of ``delay`` spent waiting for the pacer (``RetryConfig.pacer``).
         status: ``ok``, ``error``, or ``running`` if the invocation stopped first.
         error_type: the exception class of a failed attempt.
         status_code: the HTTP-like status of a failed attempt.
@@ -64,6 +65,7 @@ class AttemptTrace:
     end: float | None = None
     delay: float = 0.0
     delay_from_retry_after: bool = False
+    paced: float | None = None
     status: Status = "running"
     error_type: str | None = None
     status_code: int | None = None
@@ -78,6 +80,7 @@ class AttemptTrace:
         delay_from_retry_after: bool = False,
         *,
         end: float | None = None,
+        paced: float | None = None,
         status: Status = "running",
         error_type: str | None = None,
         status_code: int | None = None,
@@ -85,7 +88,7 @@ class AttemptTrace:
         outcome: str | None = None,
     ) -> None:
         # Written out (not generated): records are made on every model call.
-        self.number, self.start, self.end = number, start, end
+        self.number, self.start, self.end, self.paced = number, start, end, paced
         self.delay, self.delay_from_retry_after = delay, delay_from_retry_after
         self.status, self.error_type, self.status_code = status, error_type, status_code
         self.retry_after, self.outcome = retry_after, outcome
