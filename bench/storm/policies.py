@@ -23,9 +23,17 @@ from typing import Any
 
 from steadyflow import RetryConfig, RunConfig
 from steadyflow.models import BaseLlm
-from steadyflow.retry import AdaptiveThrottle, TokenBucketRetryBudget
+from steadyflow.retry import AdaptiveThrottle, ProviderPacer, TokenBucketRetryBudget
 
-__all__ = ["BUILTIN_POLICIES", "STORM_POLICIES", "StormPolicy", "register_storm_policy"]
+from .provider import HeaderStyle
+
+__all__ = [
+    "BUILTIN_POLICIES",
+    "PACER_POLICIES",
+    "STORM_POLICIES",
+    "StormPolicy",
+    "register_storm_policy",
+]
 
 
 @dataclass(frozen=True)
@@ -37,12 +45,14 @@ class StormPolicy:
         description: what it does, in words.
         run_config: builds the run config all calls of one simulation share.
         wrap_model: optionally wraps the provider (called once per simulation).
+        headers: what the provider's answers and 429s carry (``provider.HeaderStyle``).
     """
 
     name: str
     description: str
     run_config: Callable[[], RunConfig]
     wrap_model: Callable[[BaseLlm], BaseLlm] | None = None
+    headers: HeaderStyle = "retry-after"
 
 
 STORM_POLICIES: dict[str, StormPolicy] = {}
@@ -110,5 +120,31 @@ BUILTIN_POLICIES = (
     ),
 )
 
-for _policy in BUILTIN_POLICIES:
+
+def _paced() -> RunConfig:
+    return RunConfig(
+        retry_config=RetryConfig(max_attempts=5, total_timeout=60.0, pacer=ProviderPacer())
+    )
+
+
+PACER_POLICIES = (
+    StormPolicy(
+        "pacer",
+        "steadyflow + ProviderPacer() shared by all calls; the provider sends OpenAI's "
+        "x-ratelimit-* headers: calls wait (up to total_timeout=60) for a slot at 95% of "
+        "the learned rate instead of being refused",
+        _paced,
+        headers="openai",
+    ),
+    StormPolicy(
+        "pacer, no headers",
+        "the same ProviderPacer() against a provider that sends bare 429s (no rate-limit "
+        "headers, no retry-after): it learns the rate from refusals (AIMD, x0.7 on a 429, "
+        "back in 10 s)",
+        _paced,
+        headers="none",
+    ),
+)
+
+for _policy in (*BUILTIN_POLICIES, *PACER_POLICIES):
     register_storm_policy(_policy)

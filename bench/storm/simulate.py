@@ -68,7 +68,7 @@ async def _one_call(runner: InMemoryRunner, run_config: RunConfig, tally: _Tally
 
 async def _storm(policy: StormPolicy, settings: StormSettings) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
-    provider = CapacityProvider(capacity=settings.capacity)
+    provider = CapacityProvider(capacity=settings.capacity, headers=policy.headers)
     model = policy.wrap_model(provider) if policy.wrap_model else provider
     runner = InMemoryRunner(LlmAgent(name="caller", model=model))
     run_config = policy.run_config()

@@ -11,6 +11,7 @@ from bench.storm.vloop import SimulationStalledError, VirtualTimeLoop
 from steadyflow import RunConfig
 from steadyflow.errors import ModelHTTPError
 from steadyflow.models import LlmRequest
+from steadyflow.models._headers import headers_reported_to
 
 
 def _on_virtual_time(coro_factory):
@@ -100,3 +101,54 @@ def test_retrying_policies_make_more_attempts_than_calls():
 
     assert result["attempts"] > result["calls"]
     assert result["p99_s"] >= result["p50_s"]
+
+
+def test_the_provider_can_send_openais_rate_limit_headers():
+    async def two_calls() -> tuple[dict[str, str], ModelHTTPError]:
+        provider = CapacityProvider(
+            capacity=1.0, service_time=0.0, reject_cost=0.0, headers="openai"
+        )
+        heard: list[dict[str, str]] = []
+        with headers_reported_to(lambda h: heard.append(dict(h))):
+            async for _ in provider.generate_content_async(LlmRequest()):
+                pass
+        try:
+            async for _ in provider.generate_content_async(LlmRequest()):
+                pass
+        except ModelHTTPError as error:
+            return heard[0], error
+        raise AssertionError("the second call within the second was served")
+
+    answered, refused = _on_virtual_time(two_calls)
+    assert answered["x-ratelimit-limit-requests"] == "60"
+    assert answered["x-ratelimit-remaining-requests"] == "0"
+    assert answered["x-ratelimit-reset-requests"] == "1s"
+    assert refused.headers["x-ratelimit-remaining-requests"] == "0"
+
+
+def test_a_bare_provider_sends_no_headers_at_all():
+    async def two_calls() -> ModelHTTPError:
+        provider = CapacityProvider(capacity=1.0, service_time=0.0, reject_cost=0.0, headers="none")
+        async for _ in provider.generate_content_async(LlmRequest()):
+            pass
+        try:
+            async for _ in provider.generate_content_async(LlmRequest()):
+                pass
+        except ModelHTTPError as error:
+            return error
+        raise AssertionError("the second call within the second was served")
+
+    refused = _on_virtual_time(two_calls)
+    assert (refused.headers, refused.retry_after) == ({}, None)
+
+
+def test_the_pacer_serves_more_than_the_adaptive_throttle_and_wastes_almost_nothing():
+    settings = StormSettings(capacity=4.0, seconds=10.0)
+    adaptive = simulate(STORM_POLICIES["adaptive"], settings)
+    paced = simulate(STORM_POLICIES["pacer"], settings)
+    bare = simulate(STORM_POLICIES["pacer, no headers"], settings)
+
+    assert paced["succeeded"] >= 2 * adaptive["succeeded"]
+    assert paced["attempts_per_success"] <= 1.05
+    assert bare["succeeded"] >= 2 * adaptive["succeeded"]
+    assert paced["p99_s"] <= 60.0

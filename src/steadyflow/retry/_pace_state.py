@@ -12,6 +12,11 @@ An attempt costing ``c`` at ``earliest`` seconds from now may be sent after::
 and is charged at once (``level -= c``, which may go below zero: the debt is
 the queue of slots already promised), so the next caller's wait is known at
 once too, and a wait past the deadline is refused before anything is sent.
+The deadline leaves room for the attempt itself: a slot is refused when
+``wait + latency > latest``, ``latency`` being the key's typical answer time
+(an exponential average over its answered attempts, weight 0.2), since an
+attempt sent with less time left than that would be cut by the call's
+deadline after costing the provider a request.
 
 Learning, per dimension:
 
@@ -101,6 +106,7 @@ class KeyState:
         "cut_at",
         "exhausted_until",
         "grown_at",
+        "latency",
         "learned",
         "recent",
         "refused_rate",
@@ -116,6 +122,7 @@ class KeyState:
         self.slope = 0.0
         self.grown_at = now
         self.exhausted_until = -math.inf
+        self.latency: float | None = None  # typical seconds from send to answer
         self.recent: deque[float] = deque()  # send times over the last second
 
     def admit(
@@ -126,7 +133,7 @@ class KeyState:
         for dimension, bucket in self.buckets.items():
             bucket.refill(now)
             wait = max(wait, bucket.wait(cost.get(dimension, 0.0), earliest))
-        if wait > latest:
+        if wait + (self.latency or 0.0) > latest:
             return wait
         for dimension, bucket in self.buckets.items():
             bucket.charge(cost.get(dimension, 0.0))
@@ -173,8 +180,10 @@ class KeyState:
         self.cut_at = self.admitted
         self.grown_at = now
 
-    def succeeded(self, now: float) -> None:
-        """An answer without headers: AIMD's additive increase."""
+    def answered(self, sent_at: float, now: float) -> None:
+        """An answer: the latency average learns, and without headers AIMD adds to the rate."""
+        sample = max(0.0, now - sent_at)
+        self.latency = sample if self.latency is None else 0.8 * self.latency + 0.2 * sample
         bucket = self.buckets["requests"]
         if self.learned or bucket.rate is None or now <= self.grown_at:
             return

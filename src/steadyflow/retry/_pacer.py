@@ -213,7 +213,7 @@ class ProviderPacer:
             if outcome.throttled:
                 state.throttled(ticket.marks[0], now, settings.decrease, settings.recovery)
             elif outcome.answered:
-                state.succeeded(now)
+                state.answered(ticket.marks[1], now)
             if outcome.used:
                 state.correct(ticket.cost, outcome.used, now)
 
