@@ -12,7 +12,7 @@ from steadyflow.errors import PacingTimeoutError, QuotaExhaustedError
 from steadyflow.models import BaseLlm, FallbackLlm, LlmRequest, LlmResponse
 from steadyflow.models import report_response_headers as report
 from steadyflow.retry import ProviderPacer
-from steadyflow.retry.executor import generate_with_retries
+from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock, ScriptedLlm, fake_clock, http_error, run_turn
 from steadyflow.types import Content
 

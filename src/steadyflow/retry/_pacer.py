@@ -31,9 +31,9 @@ from typing import Self
 
 from ..models._rate_limits import read_rate_limits
 from . import _validate
+from ._clock import Clock, current_clock
 from ._pace_state import KeyState
 from ._protocols import PaceOutcome, PacePass
-from ._clock import Clock, current_clock
 
 __all__ = ["PacerSettings", "ProviderPacer"]
 
