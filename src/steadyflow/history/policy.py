@@ -24,6 +24,7 @@ DEFAULT_SUMMARY_INSTRUCTION = (
     "dates, amounts) and tool result the agent may still need. If the transcript "
     "starts with an earlier summary, merge it in. Answer with the summary only."
 )
+"""The system instruction of a summary call when ``Compaction.instruction`` is not set."""
 
 
 def _positive_int(name: str, value: object) -> None:

@@ -18,6 +18,7 @@ from ..types import Content, Part, UsageMetadata
 __all__ = ["SUMMARY_KEY", "SUMMARY_PREFIX", "is_summary_event", "summary_event", "summary_through"]
 
 SUMMARY_KEY = "steadyflow.history_summary"
+"""The ``custom_metadata`` key that marks an event as a history summary."""
 SUMMARY_PREFIX = "Summary of the earlier conversation (older messages are omitted):\n\n"
 
 

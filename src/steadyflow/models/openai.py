@@ -59,9 +59,11 @@ class OpenAICompatible:
 
 
 OPENAI = OpenAICompatible("openai", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",), None, "openai/")
+"""OpenAI's own endpoint: ``$OPENAI_API_KEY``, ``$OPENAI_BASE_URL``, names prefixed ``openai/``."""
 GROQ = OpenAICompatible(
     "groq", ("GROQ_API_KEY",), ("GROQ_BASE_URL",), "https://api.groq.com/openai/v1", "groq/"
 )
+"""Groq's OpenAI-compatible endpoint: ``$GROQ_API_KEY``, names prefixed ``groq/``."""
 
 
 class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):

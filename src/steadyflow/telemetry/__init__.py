@@ -8,6 +8,41 @@ imports it only then. Nothing is exported until a user installs an SDK.
 Not to be confused with ``steadyflow.trace_record``: the invocation's own
 stored record of its steps and attempts, kept in the session store and read
 back without any backend.
+
+The ``ATTR_*`` constants are the span attribute names steadyflow sets (the
+OpenTelemetry GenAI conventions' where one exists, ``steadyflow.*`` where
+not); docs/telemetry.md says on which span each appears.
+
+Attributes:
+    ATTR_AGENT_NAME: ``gen_ai.agent.name``, the agent's name.
+    ATTR_BUDGET_LIMIT: ``steadyflow.llm.budget.limit``, the invocation's ``max_llm_calls``.
+    ATTR_BUDGET_USED: ``steadyflow.llm.budget.used``, attempts counted against it.
+    ATTR_CONVERSATION_ID: ``gen_ai.conversation.id``, the session id.
+    ATTR_ERROR_TYPE: ``error.type``, the exception's type name on a failure.
+    ATTR_FINISH_REASONS: ``gen_ai.response.finish_reasons`` of the answer.
+    ATTR_INPUT_MESSAGES: ``gen_ai.input.messages``, the request as JSON (opt-in).
+    ATTR_INVOCATION_ID: ``steadyflow.invocation.id``.
+    ATTR_LLM_ATTEMPT: ``steadyflow.llm.attempt``, an attempt's number (1 = first).
+    ATTR_LLM_ATTEMPTS: ``steadyflow.llm.attempts``, attempts of one model call.
+    ATTR_LLM_RETRY_DELAY_MS: ``steadyflow.llm.retry.delay_ms``, the wait before an attempt.
+    ATTR_OPERATION_NAME: ``gen_ai.operation.name`` (``invoke_agent``, ``chat``, ``execute_tool``).
+    ATTR_OUTPUT_MESSAGES: ``gen_ai.output.messages``, the answer as JSON (opt-in).
+    ATTR_PROVIDER_NAME: ``gen_ai.provider.name``, the model's provider.
+    ATTR_REQUEST_MODEL: ``gen_ai.request.model``, the model asked for.
+    ATTR_RESPONSE_MODEL: ``gen_ai.response.model``, the model that answered.
+    ATTR_SHORT_CIRCUIT: ``steadyflow.callback.short_circuit``, the callback that answered.
+    ATTR_SHORT_CIRCUITS: ``steadyflow.callback.short_circuits``, how many answered.
+    ATTR_STEP: ``steadyflow.step``, the step a model call is.
+    ATTR_STEPS: ``steadyflow.steps``, the steps of an agent run.
+    ATTR_TOKEN_TYPE: ``gen_ai.token.type`` (``input``/``output``) on token metrics.
+    ATTR_TOOL_CALL_ARGUMENTS: ``gen_ai.tool.call.arguments`` as JSON (opt-in).
+    ATTR_TOOL_CALL_ID: ``gen_ai.tool.call.id``.
+    ATTR_TOOL_CALL_RESULT: ``gen_ai.tool.call.result`` as JSON (opt-in).
+    ATTR_TOOL_NAME: ``gen_ai.tool.name``.
+    ATTR_TOOL_TYPE: ``gen_ai.tool.type`` (``function``).
+    CAPTURE_CONTENT_ENV: the variable that opts in to recording message
+        content (``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``).
+    TRACER_NAME: the instrumentation scope of steadyflow's tracer and meter.
 """
 
 from __future__ import annotations

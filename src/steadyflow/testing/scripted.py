@@ -47,6 +47,7 @@ class Stream:
 
 
 Step: TypeAlias = str | FunctionCall | list[FunctionCall] | LlmResponse | Stream | BaseException
+"""One scripted answer: text, a call, parallel calls, a response, a stream, or an error to raise."""
 
 
 def call(name: str, args: dict[str, Any] | None = None, id: str | None = None) -> FunctionCall:

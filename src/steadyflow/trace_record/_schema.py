@@ -36,8 +36,11 @@ __all__ = [
 ]
 
 TRACE_AUTHOR = "steadyflow"
+"""The author of the trace events that sessions of earlier versions stored."""
 TRACE_METADATA_KEY = "steadyflow.trace"
+"""The ``custom_metadata`` key of such a trace event."""
 TRACE_VERSION = 2
+"""The version of the stored trace's JSON layout."""
 
 Status = Literal["running", "ok", "error", "cancelled"]
 

@@ -25,6 +25,7 @@ from ._model import EmulatedRequest
 __all__ = ["Fault", "FaultKind", "FaultPlan", "parse_fault"]
 
 FaultKind = Literal["status", "reset", "delay", "break", "malformed"]
+"""What a fault does: an error status, a reset, a delay, a broken stream, a malformed body."""
 _KINDS = ("reset", "delay", "break", "malformed")
 
 

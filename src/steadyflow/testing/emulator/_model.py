@@ -178,7 +178,9 @@ class EmulatedRequest:
 
 
 ScriptItem: TypeAlias = str | ToolCall | Sequence[ToolCall] | Reply
+"""One scripted answer: text, a tool call, parallel tool calls, or a full ``Reply``."""
 Responder: TypeAlias = Callable[[EmulatedRequest], ScriptItem]
+"""Computes the answer to a request (instead of a script)."""
 
 
 def as_reply(item: ScriptItem) -> Reply:
