@@ -30,7 +30,7 @@ import asyncio
 import copy
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -49,7 +49,13 @@ from ._callbacks import Callbacks, chained, run_callbacks
 if TYPE_CHECKING:
     from ._agent import FlowAgent
 
-__all__ = ["assign_call_ids", "execute_function_calls", "prepare_calls"]
+__all__ = [
+    "assign_call_ids",
+    "execute_function_calls",
+    "execute_one_call",
+    "prepare_calls",
+    "response_event",
+]
 
 logger = logging.getLogger("steadyflow.tools")
 
@@ -299,24 +305,69 @@ async def execute_function_calls(
             Content(role="model", parts=[Part(function_call=r) for r in requests]),
             [r.id or "" for r in requests],
         )
-    parts = [answer.part for answer in results if answer.part is not None]
+    return response_event(
+        [(answer.part, answer.actions) for answer in results],
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+    )
+
+
+def response_event(
+    results: Sequence[tuple[Part | None, EventActions | None]],
+    *,
+    invocation_id: str,
+    author: str,
+    branch: str | None = None,
+    **fields: Any,
+) -> Event | None:
+    """One batch's function-response event from its calls' results, in call order.
+
+    None when no call answered (long-running calls answer later). ``fields``
+    (an ``id``, a ``timestamp``) are passed to the event: a durable engine's
+    workflow gives them so replaying it builds the same event.
+    """
+    parts = [part for part, _ in results if part is not None]
     if not parts:
         return None
-    event = _event(agent, ctx, Content(role="user", parts=parts))
+    content = Content(role="user", parts=parts)
+    event = Event(invocation_id=invocation_id, author=author, content=content, **fields)
     # Set after: few fields passed keep the fields-set small.
-    actions = _merge([answer.actions for answer in results])
+    actions = _merge([actions for _, actions in results])
     if actions is not None:
         event.actions = actions
+    if branch is not None:
+        event.branch = branch
     return event
 
 
 def _event(
     agent: FlowAgent, ctx: InvocationContext, content: Content, waiting: list[str] | None = None
 ) -> Event:
-    """The batch's event: its responses, or (``waiting``) its confirmation requests."""
+    """The batch's pause event: its confirmation requests (``waiting``)."""
     event = Event(invocation_id=ctx.invocation_id, author=agent.name, content=content)
     if waiting:
         event.long_running_tool_ids = waiting
     if ctx.branch is not None:
         event.branch = ctx.branch
     return event
+
+
+async def execute_one_call(
+    agent: FlowAgent,
+    ctx: InvocationContext,
+    call: FunctionCall,
+    tools: Mapping[str, BaseTool],
+    step: StepTrace | None = None,
+) -> tuple[Part | None, EventActions | None, FunctionCall | None]:
+    """One call of a batch run on its own (a durable engine runs each call as its own task).
+
+    The same dispatch as ``execute_function_calls`` (callbacks, error
+    responses, the trace record in ``step``), without the journal: the
+    engine's history is the journal. Siblings run elsewhere, so a call sees
+    the session's state as stored, not its siblings' writes of this batch.
+    Returns the response part, the actions, and the confirmation request
+    when the call paused for a person.
+    """
+    answer = await _call_one(_Batch(agent, ctx, tools, step, None), call)
+    return answer.part, answer.actions, answer.request

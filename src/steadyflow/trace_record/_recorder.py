@@ -41,6 +41,9 @@ class InvocationRecorder:
     Args:
         clock: monotonic seconds (injectable for tests).
         wall_clock: epoch seconds, read once for ``started_at``.
+        origin: the clock reading times count from (default: now). A
+            recorder for part of an invocation run elsewhere (a Temporal
+            activity) passes ``clock=time.time`` and the invocation's start.
     """
 
     __slots__ = ("_clock", "_origin", "metrics", "trace")
@@ -49,9 +52,10 @@ class InvocationRecorder:
         self,
         clock: Callable[[], float] = time.perf_counter,
         wall_clock: Callable[[], float] = time.time,
+        origin: float | None = None,
     ) -> None:
         self._clock = clock
-        self._origin = clock()
+        self._origin = clock() if origin is None else origin
         self.trace = InvocationTrace(started_at=wall_clock())
         self.metrics = _metrics.metrics_enabled()  # asked once per invocation
 
