@@ -14,9 +14,10 @@ import pytest
 from tests.support.postgres import PostgresServer, start_postgres
 from tests.support.redis import RedisServer, start_redis
 from tests.support.servers import ServerUnavailableError, server_unavailable
+from tests.support.temporal import TemporalServer, start_temporal
 
-SERVER_MARKERS = ("postgres", "redis")
-SERVER_FIXTURES = ("postgres_server", "redis_server")
+SERVER_MARKERS = ("postgres", "redis", "temporal")
+SERVER_FIXTURES = ("postgres_server", "redis_server", "temporal_server")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,5 +54,16 @@ def redis_server() -> Iterator[RedisServer]:
         server = start_redis()
     except ServerUnavailableError as exc:
         server_unavailable(f"Redis: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def temporal_server() -> Iterator[TemporalServer]:
+    """A Temporal dev server (in memory) on loopback for this test run."""
+    try:
+        server = start_temporal()
+    except ServerUnavailableError as exc:
+        server_unavailable(f"Temporal: {exc}")
     yield server
     server.stop()

@@ -11,6 +11,7 @@
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
+    ├── InvocationFailedError                  an invocation run on Temporal ended in error
     ├── ToolResponseError                      a tool failed; .response is what the model reads
     │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
     ├── ModelError                             a provider call failed
@@ -51,6 +52,7 @@ __all__ = [
     "ConfigurationError",
     "ConfirmationError",
     "EventTooLargeError",
+    "InvocationFailedError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
     "ModelConnectionError",
@@ -154,6 +156,25 @@ class ConfirmationError(SteadyflowError, ValueError):
     waiting (already answered, or its invocation is no longer paused). The
     message names the request id and what was wrong.
     """
+
+
+class InvocationFailedError(SteadyflowError):
+    """An invocation that ran elsewhere (a Temporal worker) ended in error.
+
+    The error itself was raised in the worker; what crosses over is its
+    name and message (``LlmCallsLimitExceededError`` is raised as itself).
+
+    Attributes:
+        invocation_id: the invocation (its workflow id).
+        error_type: the class name of the worker's error.
+        error_message: its message.
+    """
+
+    def __init__(self, invocation_id: str, error_type: str, error_message: str) -> None:
+        self.invocation_id = invocation_id
+        self.error_type = error_type
+        self.error_message = error_message
+        super().__init__(f"invocation {invocation_id!r} failed: {error_message}")
 
 
 class ToolResponseError(SteadyflowError):

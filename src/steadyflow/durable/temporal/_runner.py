@@ -1,0 +1,220 @@
+"""``TemporalRunner``: a ``Runner`` whose invocations run as workflows on a fleet.
+
+``run_async`` starts a workflow (id = the invocation id) on the task queue
+and yields the invocation's events once they are stored; ``resume_async``
+follows the invocation's workflow when it has one, and otherwise (an
+invocation an in-process runner started and lost) starts one that continues
+it from what the store holds. Sessions, the session store and the CLI are
+the ``Runner``'s: only where turns run changes.
+
+What a client sees: the complete events, as they are stored, in order, when
+the workflow has ended; partial (streamed) events are not relayed in
+Temporal mode (the model-call activity consumes them). A stored event is
+never yielded twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from ...agents.base_agent import BaseAgent
+from ...context import new_invocation_id
+from ...errors import (
+    ConfigurationError,
+    InvocationFailedError,
+    LlmCallsLimitExceededError,
+    NothingToResumeError,
+)
+from ...events import Event
+from ...plugins import BasePlugin
+from ...run_config import RunConfig, StreamingMode
+from ...runner import Runner
+from ...sessions.base import BaseSessionService
+from ...types import Content
+from ._payloads import InvocationInput, InvocationResult
+from ._settings import TemporalSettings
+from ._workflow import WORKFLOW_NAME, details_of
+
+__all__ = ["TemporalRunner"]
+
+
+def _checked(run_config: RunConfig | None) -> RunConfig:
+    run_config = run_config or RunConfig()
+    if run_config.streaming_mode is StreamingMode.BIDI:
+        raise ConfigurationError("StreamingMode.BIDI (live) does not run on Temporal")
+    if run_config.retry_config != RunConfig().retry_config:
+        raise ConfigurationError(
+            "in Temporal mode the retry policy is the worker's: pass "
+            "run_config=RunConfig(retry_config=...) to create_worker, not to the runner"
+        )
+    return run_config
+
+
+class TemporalRunner(Runner):
+    """Runs invocations as Temporal workflows; see the module docstring.
+
+    Args:
+        app_name / agent / session_service / plugins: as ``Runner`` (the
+            workers run the same agent tree against the same store).
+        client: a Temporal client from ``steadyflow.durable.temporal.connect``.
+        settings: task queue, namespace and the activities' timeouts.
+    """
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        agent: BaseAgent,
+        session_service: BaseSessionService | str,
+        client: Client,
+        settings: TemporalSettings | None = None,
+        plugins: Sequence[BasePlugin] = (),
+    ) -> None:
+        super().__init__(
+            app_name=app_name, agent=agent, session_service=session_service, plugins=plugins
+        )
+        self.client = client
+        self.settings = settings or TemporalSettings()
+
+    def _input(
+        self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig, **more: Any
+    ) -> InvocationInput:
+        return InvocationInput(
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation_id,
+            max_llm_calls=run_config.max_llm_calls,
+            stream=run_config.streaming_mode is StreamingMode.SSE,
+            timeouts=self.settings.timeouts(),
+            **more,
+        )
+
+    async def start(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: Content | str,
+        run_config: RunConfig | None = None,
+    ) -> WorkflowHandle[Any, InvocationResult]:
+        """Start an invocation's workflow and return its handle without waiting."""
+        run_config = _checked(run_config)
+        message = Content.from_text(new_message) if isinstance(new_message, str) else new_message
+        if not message.parts:
+            raise ValueError("new_message has no parts")
+        await self._load(user_id, session_id)
+        given = self._input(
+            user_id, session_id, new_invocation_id(), run_config, new_message=message
+        )
+        return await self.client.start_workflow(
+            WORKFLOW_NAME,
+            given,
+            id=given.invocation_id,
+            task_queue=self.settings.task_queue,
+            result_type=InvocationResult,
+        )
+
+    def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: Content | str,
+        run_config: RunConfig | None = None,
+    ) -> AsyncIterator[Event]:
+        """Run one invocation on the fleet, yielding its events (see the module docstring)."""
+        return self._run(user_id, session_id, new_message, run_config)
+
+    async def _run(
+        self,
+        user_id: str,
+        session_id: str,
+        new_message: Content | str,
+        run_config: RunConfig | None,
+    ) -> AsyncIterator[Event]:
+        handle = await self.start(
+            user_id=user_id, session_id=session_id, new_message=new_message, run_config=run_config
+        )
+        async for event in _follow(handle, set()):
+            if event.author != "user":
+                yield event
+
+    def resume_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None = None,
+        run_config: RunConfig | None = None,
+    ) -> AsyncIterator[Event]:
+        """Continue the session's unfinished invocation on the fleet, yielding its remaining events.
+
+        Raises:
+            NothingToResumeError: none unfinished (or its workflow has ended).
+        """
+        return self._resume_on_fleet(user_id, session_id, invocation_id, run_config)
+
+    async def _resume_on_fleet(
+        self,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None,
+        run_config: RunConfig | None,
+    ) -> AsyncIterator[Event]:
+        session = await self._load(user_id, session_id)
+        records = await self.session_service.list_invocations(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        unfinished = [r for r in records if not r.status.is_final]
+        chosen = [r for r in records if r.id == invocation_id] if invocation_id else unfinished
+        if not chosen or chosen[-1].status.is_final:
+            raise NothingToResumeError(f"session {session_id!r} has no unfinished invocation")
+        record = chosen[-1]
+        stored = {e.id for e in session.events}
+        handle = self.client.get_workflow_handle(record.id, result_type=InvocationResult)
+        try:
+            await handle.describe()
+        except RPCError as error:
+            if error.status is not RPCStatusCode.NOT_FOUND:
+                raise
+            config = _checked(run_config or RunConfig(max_llm_calls=record.max_llm_calls))
+            given = self._input(user_id, session_id, record.id, config)
+            handle = await self.client.start_workflow(
+                WORKFLOW_NAME,
+                given,
+                id=record.id,
+                task_queue=self.settings.task_queue,
+                result_type=InvocationResult,
+            )
+        async for event in _follow(handle, stored):
+            yield event
+
+
+async def _follow(
+    handle: WorkflowHandle[Any, InvocationResult], seen: set[str]
+) -> AsyncIterator[Event]:
+    """The workflow's stored events not in ``seen``; its failure as steadyflow's error."""
+    try:
+        result = await handle.result()
+    except WorkflowFailureError as failure:
+        raise _error_of(handle.id, failure) from None
+    for event in result.events:
+        if event.id not in seen:
+            seen.add(event.id)
+            yield event
+
+
+def _error_of(invocation_id: str, failure: WorkflowFailureError) -> Exception:
+    cause = failure.cause
+    if not isinstance(cause, ApplicationError):
+        return InvocationFailedError(invocation_id, type(cause).__name__, str(cause))
+    limit = details_of(cause).get("limit")
+    if cause.type == "LlmCallsLimitExceededError" and isinstance(limit, int):
+        return LlmCallsLimitExceededError(limit)
+    return InvocationFailedError(invocation_id, cause.type or "ApplicationError", cause.message)
