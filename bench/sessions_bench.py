@@ -43,6 +43,8 @@ from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 from steadyflow.sessions.sql import SqlSessionService
 from steadyflow.sessions.sql import _schema as tables
 from steadyflow.sessions.sql._codec import encode_event
+from steadyflow.sessions.sql._key import SessionKey
+from steadyflow.sessions.sql._queries import session_filter
 from steadyflow.types import Content
 
 APP, USER = "bench", "u1"
@@ -71,16 +73,17 @@ def message(i: int) -> Event:
 async def fill(service: SqlSessionService, session_id: str, count: int) -> None:
     """Create ``session_id`` holding ``count`` events, inserted in one transaction."""
     await service.create_session(app_name=APP, user_id=USER, session_id=session_id)
+    key = SessionKey(APP, USER, session_id)
     rows = []
     for seq in range(1, count + 1):
         event = message(seq - 1)
-        rows.append(tables.event_row((APP, USER, session_id), seq, event, encode_event(event)))
-    s = tables.sessions
+        rows.append(tables.event_row(key, seq, event, encode_event(event)))
+    sessions = tables.sessions
     async with service.engine.begin() as conn:
         for start in range(0, len(rows), 1000):
             await conn.execute(tables.events.insert(), rows[start : start + 1000])
-        where = (s.c.app_name == APP) & (s.c.user_id == USER) & (s.c.id == session_id)
-        await conn.execute(s.update().where(where).values(revision=count))
+        where = session_filter(sessions, key)
+        await conn.execute(sessions.update().where(where).values(revision=count))
 
 
 async def median_ms(fn: Callable[[], Awaitable[Any]], reps: int) -> float:

@@ -10,6 +10,7 @@ from steadyflow.sessions.sql import SCHEMA_VERSION, SqlSessionService
 from steadyflow.sessions.sql import _schema as t
 from steadyflow.sessions.sql._codec import encode_event
 from steadyflow.sessions.sql._engine import create_engine, normalize_url
+from steadyflow.sessions.sql._key import SessionKey
 from steadyflow.trace_record import InvocationTrace, StepTrace
 from steadyflow.types import Content
 
@@ -59,7 +60,7 @@ V1_EVENTS = [
 
 async def write_v1_database(url: str) -> None:
     engine = create_engine(normalize_url(url))
-    key = (APP, USER, SID)
+    key = SessionKey(APP, USER, SID)
     async with engine.begin() as conn:
         await conn.run_sync(lambda c: t.metadata.create_all(c, tables=V1_TABLES))
         await conn.execute(t.schema.insert().values(id=1, version=1))

@@ -23,14 +23,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ...events import Event
+from ._key import SessionKey
 
-__all__ = ["DEFAULT_CACHE_MAX_BYTES", "CachedEvents", "EventCache", "SessionKey"]
+__all__ = ["DEFAULT_CACHE_MAX_BYTES", "CachedEvents", "EventCache"]
 
 DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024
 """The SQL store's default event cache bound: 64 MiB of stored JSON."""
-
-SessionKey = tuple[str, str, str]
-"""(app_name, user_id, session_id)."""
 
 
 @dataclass

@@ -14,14 +14,13 @@ from typing import Any
 from sqlalchemy import Row, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-import steadyflow.sessions.sql._schema as t
-
 from ...errors import SessionError, StaleInvocationError
 from ...trace_record._schema import InvocationTrace
 from ..invocations import FINAL_STATUSES, InvocationOwner, InvocationRecord, InvocationStatus
-from . import _queries as q
-from ._cache import SessionKey
+from . import _schema as tables
 from ._codec import encode_state
+from ._key import SessionKey
+from ._queries import insert_new, session_filter
 
 __all__ = ["load_record", "load_records", "load_unfinished", "put_record", "record_row"]
 
@@ -89,16 +88,21 @@ async def put_record(conn: AsyncConnection, record: InvocationRecord) -> None:
         SessionError: a new record's id is taken.
         StaleInvocationError: the row moved on (or is gone); nothing written.
     """
-    i = t.invocations
+    invocations = tables.invocations
     row = record_row(record)
     row["revision"] = record.revision + 1
     if record.revision == 0:
-        if not await q.insert_new(conn, i, row):
+        if not await insert_new(conn, invocations, row):
             raise SessionError(f"invocation {record.id!r} already exists")
         return
-    key = (record.app_name, record.user_id, record.session_id)
-    guard = q.session_filter(i, key) & (i.c.id == record.id) & (i.c.revision == record.revision)
-    result = await conn.execute(update(i).where(guard).values(row))
+    key = SessionKey(record.app_name, record.user_id, record.session_id)
+    columns = invocations.c
+    guard = (
+        session_filter(invocations, key)
+        & (columns.id == record.id)
+        & (columns.revision == record.revision)
+    )
+    result = await conn.execute(update(invocations).where(guard).values(row))
     if not result.rowcount:
         raise StaleInvocationError(record.id, record.revision)
 
@@ -107,26 +111,33 @@ async def load_record(
     conn: AsyncConnection, key: SessionKey, invocation_id: str
 ) -> InvocationRecord | None:
     """One record of the session ``key``, or None."""
-    i = t.invocations
-    query = select(i).where(q.session_filter(i, key) & (i.c.id == invocation_id))
+    invocations = tables.invocations
+    query = select(invocations).where(
+        session_filter(invocations, key) & (invocations.c.id == invocation_id)
+    )
     row = (await conn.execute(query)).first()
     return None if row is None else _record(row)
 
 
 async def load_records(conn: AsyncConnection, key: SessionKey) -> list[InvocationRecord]:
     """The session's records, oldest first."""
-    i = t.invocations
-    query = select(i).where(q.session_filter(i, key)).order_by(i.c.started_at, i.c.id)
+    invocations = tables.invocations
+    query = (
+        select(invocations)
+        .where(session_filter(invocations, key))
+        .order_by(invocations.c.started_at, invocations.c.id)
+    )
     return [_record(row) for row in await conn.execute(query)]
 
 
 async def load_unfinished(conn: AsyncConnection, app_name: str) -> list[InvocationRecord]:
     """The app's records that are not over, in every session, oldest first."""
-    i = t.invocations
-    unfinished = [s.value for s in InvocationStatus if s not in FINAL_STATUSES]
+    invocations = tables.invocations
+    columns = invocations.c
+    unfinished = [status.value for status in InvocationStatus if status not in FINAL_STATUSES]
     query = (
-        select(i)
-        .where((i.c.app_name == app_name) & i.c.status.in_(unfinished))
-        .order_by(i.c.started_at, i.c.id)
+        select(invocations)
+        .where((columns.app_name == app_name) & columns.status.in_(unfinished))
+        .order_by(columns.started_at, columns.id)
     )
     return [_record(row) for row in await conn.execute(query)]

@@ -15,14 +15,13 @@ from __future__ import annotations
 from sqlalchemy import Text, cast, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-import steadyflow.sessions.sql._schema as t
-
 from ...trace_record import TRACE_AUTHOR, InvocationTrace, trace_of
 from ..invocations import InvocationRecord, InvocationStatus
-from . import _queries as q
-from ._cache import SessionKey
+from . import _schema as tables
 from ._codec import decode_event
 from ._invocations import record_row
+from ._key import SessionKey
+from ._queries import insert_new, session_filter
 
 __all__ = ["upgrade"]
 
@@ -44,9 +43,9 @@ def _record_of(key: SessionKey, trace: InvocationTrace) -> InvocationRecord:
     ended = None if trace.duration is None else trace.started_at + trace.duration
     return InvocationRecord(
         id=trace.invocation_id,
-        app_name=key[0],
-        user_id=key[1],
-        session_id=key[2],
+        app_name=key.app_name,
+        user_id=key.user_id,
+        session_id=key.session_id,
         agent=trace.steps[0].agent if trace.steps else "",
         status=_STATUS[trace.status],
         started_at=trace.started_at,
@@ -61,17 +60,21 @@ def _record_of(key: SessionKey, trace: InvocationTrace) -> InvocationRecord:
 
 
 async def _traces_to_records(conn: AsyncConnection) -> None:
-    e = t.events
-    query = select(e.c.app_name, e.c.user_id, e.c.session_id, e.c.seq, cast(e.c.data, Text))
-    rows = (await conn.execute(query.where(e.c.author == TRACE_AUTHOR))).all()
+    events = tables.events
+    columns = events.c
+    query = select(
+        columns.app_name, columns.user_id, columns.session_id, columns.seq, cast(columns.data, Text)
+    ).where(columns.author == TRACE_AUTHOR)
     touched: set[SessionKey] = set()
-    for app_name, user_id, session_id, seq, text in rows:
+    for app_name, user_id, session_id, seq, text in (await conn.execute(query)).all():
         trace = trace_of(decode_event(text))
         if trace is None:  # an agent named "steadyflow": a real event
             continue
-        key = (app_name, user_id, session_id)
-        await q.insert_new(conn, t.invocations, record_row(_record_of(key, trace)))
-        await conn.execute(e.delete().where(q.session_filter(e, key) & (e.c.seq == seq)))
+        key = SessionKey(app_name, user_id, session_id)
+        await insert_new(conn, tables.invocations, record_row(_record_of(key, trace)))
+        await conn.execute(
+            events.delete().where(session_filter(events, key) & (columns.seq == seq))
+        )
         touched.add(key)
     for key in sorted(touched):
         await _renumber(conn, key)
@@ -79,13 +82,14 @@ async def _traces_to_records(conn: AsyncConnection) -> None:
 
 async def _renumber(conn: AsyncConnection, key: SessionKey) -> None:
     """Number the session's events 1..n again, in order, and set its revision to n."""
-    e, s = t.events, t.sessions
-    seqs = (
-        await conn.execute(select(e.c.seq).where(q.session_filter(e, key)).order_by(e.c.seq))
-    ).scalars()
+    events, sessions = tables.events, tables.sessions
+    in_session = session_filter(events, key)
+    query = select(events.c.seq).where(in_session).order_by(events.c.seq)
+    seqs = list((await conn.execute(query)).scalars())
     count = 0
-    for count, seq in enumerate(list(seqs), start=1):
+    for count, seq in enumerate(seqs, start=1):
         if seq != count:  # ascending: the number taken is always free by now
-            where = q.session_filter(e, key) & (e.c.seq == seq)
-            await conn.execute(update(e).where(where).values(seq=count))
-    await conn.execute(update(s).where(q.session_filter(s, key)).values(revision=count))
+            where = in_session & (events.c.seq == seq)
+            await conn.execute(update(events).where(where).values(seq=count))
+    in_row = session_filter(sessions, key)
+    await conn.execute(update(sessions).where(in_row).values(revision=count))

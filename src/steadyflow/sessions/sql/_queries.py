@@ -15,11 +15,10 @@ from sqlalchemy import Table, Text, cast, select, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-import steadyflow.sessions.sql._schema as t
-
 from ...events import Event
-from ._cache import SessionKey
+from . import _schema as tables
 from ._codec import decode_event
+from ._key import SessionKey
 
 __all__ = [
     "SessionRow",
@@ -36,9 +35,13 @@ __all__ = [
 
 def session_filter(table: Table, key: SessionKey) -> Any:
     """The WHERE clause picking one session's rows in ``table``."""
-    app_name, user_id, session_id = key
-    id_column = table.c.id if table is t.sessions else table.c.session_id
-    return (table.c.app_name == app_name) & (table.c.user_id == user_id) & (id_column == session_id)
+    columns = table.c
+    id_column = columns.id if table is tables.sessions else columns.session_id
+    return (
+        (columns.app_name == key.app_name)
+        & (columns.user_id == key.user_id)
+        & (id_column == key.session_id)
+    )
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,10 @@ class SessionRow:
 
 async def read_session_row(conn: AsyncConnection, key: SessionKey) -> SessionRow | None:
     """The session's row, or None when there is no such session."""
-    s = t.sessions
-    query = select(s.c.incarnation, s.c.revision, s.c.state, s.c.update_time)
-    row = (await conn.execute(query.where(session_filter(s, key)))).first()
+    sessions = tables.sessions
+    columns = sessions.c
+    query = select(columns.incarnation, columns.revision, columns.state, columns.update_time)
+    row = (await conn.execute(query.where(session_filter(sessions, key)))).first()
     return None if row is None else SessionRow(*row)
 
 
@@ -63,11 +67,11 @@ async def load_events(
     conn: AsyncConnection, key: SessionKey, after: int, upto: int
 ) -> tuple[list[Event], int]:
     """Events with ``after < seq <= upto`` in order, in one query, and their JSON's size."""
-    e = t.events
+    events, seq = tables.events, tables.events.c.seq
     query = (
-        select(cast(e.c.data, Text))  # the JSON text: parsed once, by pydantic
-        .where(session_filter(e, key) & (e.c.seq > after) & (e.c.seq <= upto))
-        .order_by(e.c.seq)
+        select(cast(events.c.data, Text))  # the JSON text: parsed once, by pydantic
+        .where(session_filter(events, key) & (seq > after) & (seq <= upto))
+        .order_by(seq)
     )
     texts = list((await conn.execute(query)).scalars())
     return [decode_event(text) for text in texts], sum(len(text) for text in texts)
@@ -75,18 +79,18 @@ async def load_events(
 
 async def read_shared_state(conn: AsyncConnection, app_name: str, user_id: str) -> dict[str, Any]:
     """The app's ``app:`` keys and the user's ``user:`` keys, in one query."""
-    a, u = t.app_state, t.user_state
-    app_keys = select(a.c.key, a.c.value).where(a.c.app_name == app_name)
-    user_keys = select(u.c.key, u.c.value).where(
-        (u.c.app_name == app_name) & (u.c.user_id == user_id)
+    app, user = tables.app_state.c, tables.user_state.c
+    app_keys = select(app.key, app.value).where(app.app_name == app_name)
+    user_keys = select(user.key, user.value).where(
+        (user.app_name == app_name) & (user.user_id == user_id)
     )
     return {key: value for key, value in await conn.execute(union_all(app_keys, user_keys))}
 
 
 async def read_app_state(conn: AsyncConnection, app_name: str) -> dict[str, Any]:
     """Every ``app:`` key of the app."""
-    a = t.app_state
-    rows = await conn.execute(select(a.c.key, a.c.value).where(a.c.app_name == app_name))
+    app = tables.app_state.c
+    rows = await conn.execute(select(app.key, app.value).where(app.app_name == app_name))
     return {key: value for key, value in rows}
 
 
@@ -94,10 +98,10 @@ async def read_user_states(
     conn: AsyncConnection, app_name: str, user_ids: Sequence[str] | None
 ) -> dict[str, dict[str, Any]]:
     """``user:`` keys per user of the app (of ``user_ids`` when given)."""
-    u = t.user_state
-    query = select(u.c.user_id, u.c.key, u.c.value).where(u.c.app_name == app_name)
+    user = tables.user_state.c
+    query = select(user.user_id, user.key, user.value).where(user.app_name == app_name)
     if user_ids is not None:
-        query = query.where(u.c.user_id.in_(user_ids))
+        query = query.where(user.user_id.in_(user_ids))
     states: dict[str, dict[str, Any]] = {}
     for user_id, key, value in await conn.execute(query):
         states.setdefault(user_id, {})[key] = value
@@ -119,10 +123,12 @@ async def upsert_state(
         return
     # Sorted keys: two transactions upserting the same keys lock them in the
     # same order, so they queue on PostgreSQL instead of deadlocking.
-    rows = [{**owner, "key": k, "value": state[k], "update_time": now} for k in sorted(state)]
+    rows = [
+        {**owner, "key": name, "value": state[name], "update_time": now} for name in sorted(state)
+    ]
     stmt = _insert(conn, table).values(rows)
     stmt = stmt.on_conflict_do_update(
-        index_elements=[c.name for c in table.primary_key.columns],
+        index_elements=[column.name for column in table.primary_key.columns],
         set_={"value": stmt.excluded.value, "update_time": stmt.excluded.update_time},
     )
     await conn.execute(stmt)

@@ -48,6 +48,7 @@ from ...errors import SchemaVersionError
 
 if TYPE_CHECKING:
     from ...events import Event
+    from ._key import SessionKey
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -98,13 +99,12 @@ events = Table(
 )
 
 
-def event_row(key: tuple[str, str, str], seq: int, event: Event, data: Any) -> dict[str, Any]:
+def event_row(key: SessionKey, seq: int, event: Event, data: Any) -> dict[str, Any]:
     """The ``events`` row of ``event`` (``data``: its encoded JSON) in session ``key``."""
-    app_name, user_id, session_id = key
     return {
-        "app_name": app_name,
-        "user_id": user_id,
-        "session_id": session_id,
+        "app_name": key.app_name,
+        "user_id": key.user_id,
+        "session_id": key.session_id,
         "seq": seq,
         "id": event.id,
         "invocation_id": event.invocation_id,

@@ -24,20 +24,20 @@ from sqlalchemy import update
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-import steadyflow.sessions.sql._schema as t
-
 from ..._redact import redact_url
 from ...errors import EventTooLargeError, SessionError, StaleSessionError
 from ...events import Event
 from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
 from ..invocations import InvocationRecord
 from ..state import split_delta
-from . import _invocations as inv
-from . import _queries as q
-from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache, SessionKey
+from . import _queries as queries
+from . import _schema as tables
+from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache
 from ._codec import encode_event, encode_state, encoded_size
 from ._engine import WRITE, create_engine, make_folder, normalize_url
 from ._failures import store_failures
+from ._invocations import load_record, load_records, load_unfinished, put_record
+from ._key import SessionKey
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "SqlSessionService"]
 
@@ -104,14 +104,14 @@ class SqlSessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         """Create a session; an existing ``session_id`` is an error."""
-        key = (app_name, user_id, session_id or uuid.uuid4().hex)
+        key = SessionKey(app_name, user_id, session_id or uuid.uuid4().hex)
         scoped = split_delta(encode_state(state or {}))
         now = time.time()
         incarnation = uuid.uuid4().hex
         row = {
             "app_name": app_name,
             "user_id": user_id,
-            "id": key[2],
+            "id": key.session_id,
             "incarnation": incarnation,
             "state": scoped.session,
             "revision": 0,
@@ -119,18 +119,18 @@ class SqlSessionService(BaseSessionService):
             "update_time": now,
         }
         async with self._write("create a session") as conn:
-            if not await q.insert_new(conn, t.sessions, row):
-                raise SessionError(f"session {key[2]!r} already exists for app {app_name!r}")
+            if not await queries.insert_new(conn, tables.sessions, row):
+                raise SessionError(f"session {row['id']!r} already exists for app {app_name!r}")
             await self._write_shared_state(conn, key, scoped.app, scoped.user, now)
-            shared = await q.read_shared_state(conn, app_name, user_id)
+            shared = await queries.read_shared_state(conn, app_name, user_id)
         self._cache.store(key, incarnation, [])
         return _session(key, {**scoped.session, **shared}, [], now, 0)
 
     async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
         """Load a session with its events, or None when there is none."""
-        key = (app_name, user_id, session_id)
+        key = SessionKey(app_name, user_id, session_id)
         async with self._read("load a session") as conn:
-            row = await q.read_session_row(conn, key)
+            row = await queries.read_session_row(conn, key)
             if row is None:
                 self._cache.drop(key)
                 return None
@@ -139,44 +139,43 @@ class SqlSessionService(BaseSessionService):
             size = cached.size if cached is not None else 0
             behind = len(events) < row.revision
             if behind:  # read only what the cache has not seen
-                loaded, loaded_size = await q.load_events(conn, key, len(events), row.revision)
+                loaded, extra = await queries.load_events(conn, key, len(events), row.revision)
                 events += loaded
-                size += loaded_size
-            shared = await q.read_shared_state(conn, app_name, user_id)
+                size += extra
+            shared = await queries.read_shared_state(conn, app_name, user_id)
         if cached is None or behind:
             self._cache.store(key, row.incarnation, list(events), size)
         return _session(key, {**row.state, **shared}, events, row.update_time, row.revision)
 
     async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> list[Session]:
         """The app's sessions (of one user when given), without their events."""
-        s = t.sessions
-        query = s.select().where(s.c.app_name == app_name).order_by(s.c.create_time, s.c.id)
+        columns = tables.sessions.c
+        query = tables.sessions.select().where(columns.app_name == app_name)
+        query = query.order_by(columns.create_time, columns.id)
         if user_id is not None:
-            query = query.where(s.c.user_id == user_id)
+            query = query.where(columns.user_id == user_id)
         async with self._read("list sessions") as conn:
             rows = (await conn.execute(query)).all()
-            app_state = await q.read_app_state(conn, app_name)
+            app_state = await queries.read_app_state(conn, app_name)
             users = None if user_id is None else [user_id]
-            user_states = await q.read_user_states(conn, app_name, users)
+            user_states = await queries.read_user_states(conn, app_name, users)
         return [
             _session(
-                (app_name, r.user_id, r.id),
-                {**r.state, **app_state, **user_states.get(r.user_id, {})},
+                SessionKey(app_name, row.user_id, row.id),
+                {**row.state, **app_state, **user_states.get(row.user_id, {})},
                 [],
-                r.update_time,
-                r.revision,
+                row.update_time,
+                row.revision,
             )
-            for r in rows
+            for row in rows
         ]
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         """Delete a session and its events (no error when absent)."""
-        key = (app_name, user_id, session_id)
+        key = SessionKey(app_name, user_id, session_id)
         async with self._write("delete a session") as conn:
-            await conn.execute(t.events.delete().where(q.session_filter(t.events, key)))
-            records = t.invocations
-            await conn.execute(records.delete().where(q.session_filter(records, key)))
-            await conn.execute(t.sessions.delete().where(q.session_filter(t.sessions, key)))
+            for table in (tables.events, tables.invocations, tables.sessions):
+                await conn.execute(table.delete().where(queries.session_filter(table, key)))
         self._cache.drop(key)
 
     async def append_event(self, session: Session, event: Event) -> Event:
@@ -204,13 +203,13 @@ class SqlSessionService(BaseSessionService):
         size = encoded_size(data)
         if size > self.max_event_bytes:
             raise EventTooLargeError(event.id, size, self.max_event_bytes)
-        key = (session.app_name, session.user_id, session.id)
+        key = SessionKey(session.app_name, session.user_id, session.id)
         async with self._write("append an event") as conn:
             if record is not None:
-                await inv.put_record(conn, record)
+                await put_record(conn, record)
             incarnation = await self._advance(conn, session, stored, scoped.session)
-            if incarnation is not None and not await q.insert_new(
-                conn, t.events, t.event_row(key, session.revision + 1, stored, data)
+            if incarnation is not None and not await queries.insert_new(
+                conn, tables.events, tables.event_row(key, session.revision + 1, stored, data)
             ):
                 await conn.rollback()  # the id is stored at another place: nothing changes
                 return event
@@ -229,11 +228,11 @@ class SqlSessionService(BaseSessionService):
         Raises:
             SessionError: its session does not exist, or the id is taken.
         """
-        key = (record.app_name, record.user_id, record.session_id)
+        key = SessionKey(record.app_name, record.user_id, record.session_id)
         async with self._write("create an invocation record") as conn:
-            if await q.read_session_row(conn, key) is None:
+            if await queries.read_session_row(conn, key) is None:
                 raise SessionError(f"session {record.session_id!r} does not exist")
-            await inv.put_record(conn, record)
+            await put_record(conn, record)
         record.revision += 1
 
     async def update_invocation(self, record: InvocationRecord) -> None:
@@ -243,7 +242,7 @@ class SqlSessionService(BaseSessionService):
             StaleInvocationError: another writer stored it first; nothing was written.
         """
         async with self._write("store an invocation record") as conn:
-            await inv.put_record(conn, record)
+            await put_record(conn, record)
         record.revision += 1
 
     async def append_event_and_record(
@@ -263,19 +262,19 @@ class SqlSessionService(BaseSessionService):
     ) -> InvocationRecord | None:
         """One invocation record of a session, or None when there is none."""
         async with self._read("load an invocation record") as conn:
-            return await inv.load_record(conn, (app_name, user_id, session_id), invocation_id)
+            return await load_record(conn, SessionKey(app_name, user_id, session_id), invocation_id)
 
     async def list_invocations(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> list[InvocationRecord]:
         """A session's invocation records, oldest first."""
         async with self._read("list invocation records") as conn:
-            return await inv.load_records(conn, (app_name, user_id, session_id))
+            return await load_records(conn, SessionKey(app_name, user_id, session_id))
 
     async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
         """The app's invocations that are not over, across all its sessions, oldest first."""
         async with self._read("list unfinished invocations") as conn:
-            return await inv.load_unfinished(conn, app_name)
+            return await load_unfinished(conn, app_name)
 
     async def close(self) -> None:
         """Close the database connections (the service stays usable)."""
@@ -286,18 +285,20 @@ class SqlSessionService(BaseSessionService):
         self, conn: AsyncConnection, session: Session, event: Event, delta: dict[str, Any]
     ) -> str | None:
         """Bump the revision if it is the copy's; returns the incarnation, None if a duplicate."""
-        s = t.sessions
-        key = (session.app_name, session.user_id, session.id)
-        guard = q.session_filter(s, key) & (s.c.revision == session.revision)
-        bump = update(s).where(guard).values(revision=s.c.revision + 1)
-        bump = bump.values(update_time=event.timestamp).returning(s.c.incarnation, s.c.state)
+        sessions = tables.sessions
+        key = SessionKey(session.app_name, session.user_id, session.id)
+        in_row = queries.session_filter(sessions, key)
+        revision = sessions.c.revision
+        bump = update(sessions).where(in_row & (revision == session.revision))
+        bump = bump.values(revision=revision + 1, update_time=event.timestamp)
+        bump = bump.returning(sessions.c.incarnation, sessions.c.state)
         row = (await conn.execute(bump)).first()
         if row is None:
             await self._refuse(conn, key, session.revision, event.id)
             return None
         if delta:
             new_state = {**row.state, **delta}
-            await conn.execute(update(s).where(q.session_filter(s, key)).values(state=new_state))
+            await conn.execute(update(sessions).where(in_row).values(state=new_state))
         incarnation: str = row.incarnation
         return incarnation
 
@@ -305,13 +306,13 @@ class SqlSessionService(BaseSessionService):
         self, conn: AsyncConnection, key: SessionKey, expected: int, event_id: str
     ) -> None:
         """Explain a failed revision guard: deleted, stale, or (returns) a duplicate."""
-        current = await q.read_session_row(conn, key)
+        current = await queries.read_session_row(conn, key)
         if current is None:
-            raise SessionError(f"session {key[2]!r} was deleted; cannot append to it")
-        e = t.events
-        duplicate = e.select().where(q.session_filter(e, key) & (e.c.id == event_id))
-        if (await conn.execute(duplicate)).first() is None:
-            raise StaleSessionError(key[2], expected, current.revision)
+            raise SessionError(f"session {key.session_id!r} was deleted; cannot append to it")
+        events = tables.events
+        same_id = queries.session_filter(events, key) & (events.c.id == event_id)
+        if (await conn.execute(events.select().where(same_id))).first() is None:
+            raise StaleSessionError(key.session_id, expected, current.revision)
 
     async def _write_shared_state(
         self,
@@ -321,9 +322,9 @@ class SqlSessionService(BaseSessionService):
         user: dict[str, Any],
         now: float,
     ) -> None:
-        await q.upsert_state(conn, t.app_state, {"app_name": key[0]}, app, now)
-        owner = {"app_name": key[0], "user_id": key[1]}
-        await q.upsert_state(conn, t.user_state, owner, user, now)
+        await queries.upsert_state(conn, tables.app_state, {"app_name": key.app_name}, app, now)
+        owner = {"app_name": key.app_name, "user_id": key.user_id}
+        await queries.upsert_state(conn, tables.user_state, owner, user, now)
 
     @asynccontextmanager
     async def _read(self, action: str) -> AsyncGenerator[AsyncConnection, None]:
@@ -357,10 +358,10 @@ class SqlSessionService(BaseSessionService):
                 make_folder(self._url)
                 where = self.where
                 async with self._transaction(write=False) as conn:
-                    ready = await t.schema_ready(conn, where)
+                    ready = await tables.schema_ready(conn, where)
                 if not ready:
                     async with self._transaction(write=True) as conn:
-                        await t.ensure_schema(conn, where)
+                        await tables.ensure_schema(conn, where)
                 self._ready = True
 
     def _follow_event_loop(self) -> None:
