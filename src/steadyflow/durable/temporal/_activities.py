@@ -69,6 +69,7 @@ ACTIVITY_NAMES = (
     "steadyflow.append",
     "steadyflow.finish",
 )
+"""The activity types a worker registers, in the order an invocation uses them."""
 
 
 def _pending(keeper: RecordKeeper, call: FunctionCall, idempotent: bool) -> CallSpec:

@@ -17,6 +17,7 @@ from ...errors import ConfigurationError
 __all__ = ["DEFAULT_TASK_QUEUE", "TemporalSettings", "TimeoutSettings"]
 
 DEFAULT_TASK_QUEUE = "steadyflow"
+"""The task queue workers and runners use unless told otherwise."""
 
 
 class TimeoutSettings(BaseModel):

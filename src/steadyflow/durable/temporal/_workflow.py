@@ -53,6 +53,7 @@ with workflow.unsafe.imports_passed_through():
 __all__ = ["WORKFLOW_NAME", "InvocationWorkflow", "details_of"]
 
 WORKFLOW_NAME = "steadyflow.invocation"
+"""The workflow type every invocation runs as (its id is the invocation id)."""
 
 _R = TypeVar("_R")
 
