@@ -141,7 +141,7 @@ async def test_sessions_conversation_timeline_and_a_streamed_chat(browser: Brows
         wait = page.locator('.step[data-step="1"] .wait-row .bar-label')
         await expect(wait).to_have_text("wait 2.00 s · set by Retry-After")
         await expect(page.locator(".tool-row .label")).to_have_text(["tool lookup_order"])
-        await expect(page.locator("dl.summary")).to_contain_text("3 of 25 model calls")
+        await expect(page.locator("dl.summary")).to_contain_text("3 of 25 attempts")
         await page.screenshot(path=ARTIFACTS / "viewer-timeline.png", full_page=True)
         details = page.locator('.step[data-step="1"] details.llm-request')
         await details.locator("summary").click()

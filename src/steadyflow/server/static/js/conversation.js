@@ -42,7 +42,7 @@ function invocationBlock(group, record, user, sessionId) {
   for (const event of group.events) block.append(...eventNodes(event));
   const href = `#/sessions/${encodeURIComponent(user)}/${encodeURIComponent(sessionId)}/invocations/${encodeURIComponent(group.id)}`;
   const summary = trace
-    ? `${trace.status} · ${count(trace.steps.length, "step")} · ${count(trace.budget_used, "model call")} · ${seconds(trace.duration)}`
+    ? `${trace.status} · ${count(trace.steps.length, "step")} · ${count(trace.steps.reduce((n, step) => n + step.attempts.length, 0), "attempt")} · ${seconds(trace.duration)}`
     : record ? `${record.status} · no stored trace yet` : "no stored trace";
   block.append(
     h("footer", {}, h("span", {}, `invocation ${shortId(group.id)} · ${summary}`), trace ? h("a", { class: "timeline-link", href }, "timeline →") : null),

@@ -32,7 +32,7 @@ function summary(trace) {
     ["status", trace.status],
     ["started", wallTime(trace.started_at)],
     ["duration", seconds(trace.duration)],
-    ["budget used", `${trace.budget_used} of ${trace.budget_limit > 0 ? trace.budget_limit : "∞"} model calls`],
+    ["budget used", `${trace.budget_used} of ${trace.budget_limit > 0 ? trace.budget_limit : "∞"} attempts`],
     ["tokens", `${trace.input_tokens} in · ${trace.output_tokens} out`],
   ];
   if (trace.error_type) facts.push(["error", `${trace.error_type}: ${trace.error_message ?? ""}`]);
