@@ -2,8 +2,10 @@
 
 The agent is loaded the way ``run`` loads it; the operator's limits become
 ``ServerLimits`` (bad values are a one-line error naming the flag). The
-token comes from ``--auth-token`` or ``STEADYFLOW_AUTH_TOKEN`` and is never
-printed.
+token comes from ``--auth-token`` or ``STEADYFLOW_AUTH_TOKEN``; it is printed
+once, in the banner's viewer link (a URL fragment, never sent to the server),
+and never logged. ``--emulator`` serves the agent against the provider
+emulator; models are checked at start (``--no-check`` skips it).
 """
 
 from __future__ import annotations

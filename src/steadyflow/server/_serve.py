@@ -1,8 +1,12 @@
 """``serve``: run an agent's server with uvicorn until interrupted (``steadyflow serve``).
 
-The store is opened from a URL and closed when the server stops. The bound
-address is logged by uvicorn (``Uvicorn running on http://host:port``, the
-real port when ``port=0``). Binding beyond loopback without a token is
+The store is opened from a URL and closed when the server stops. Once the
+socket is bound, a banner goes to stdout (not to the log): the app, the API
+base URL (the real port when ``port=0``), the sessions database and the
+viewer link. The link carries the token in its fragment (``/#token=...``):
+a browser never sends a fragment, so the token reaches neither the server
+nor its access log; the viewer reads it, keeps it for the tab and drops it
+from the address bar. ``banner=False`` turns it off. Binding beyond loopback without a token is
 allowed (a private network may be the guard) but logged as a warning.
 Requests are answered for the loopback names, the bound address and
 ``allowed_hosts`` only (``_guard``); bound to every interface (``0.0.0.0``),
@@ -13,17 +17,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 import uvicorn
 
+from .._redact import redact_url
 from ..agents.base_agent import BaseAgent
 from ..sessions.url import open_session_service
 from ._app import create_app
 from ._limits import ServerLimits
 
-__all__ = ["Access", "serve", "serve_async"]
+__all__ = ["Access", "banner", "serve", "serve_async"]
 
 logger = logging.getLogger("steadyflow.server")
 
@@ -49,6 +57,43 @@ class Access:
     allow_shared_state: bool = False
 
 
+def banner(app_name: str, base_url: str, session_url: str, token: str | None) -> str:
+    """The lines ``serve`` prints once it listens (the token only in the viewer link)."""
+    viewer = f"{base_url}/" + (f"#token={quote(token, safe='')}" if token else "")
+    return "\n".join(
+        [
+            f"steadyflow serve · app {app_name}",
+            f"  API:      {base_url}  (OpenAPI: {base_url}/openapi.json)",
+            f"  viewer:   {viewer}",
+            f"  sessions: {redact_url(session_url)}",
+            "  Ctrl-C stops the server",
+        ]
+    )
+
+
+def _base_url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    if host in _WILDCARDS:
+        host = "::1" if sock.family == socket.AF_INET6 else "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, printing the banner once the socket is bound."""
+
+    def __init__(self, config: uvicorn.Config, announce: tuple[str, str, str | None]) -> None:
+        super().__init__(config)
+        self._announce = announce
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if not self.started or not self.servers or not self.servers[0].sockets:
+            return
+        app_name, session_url, token = self._announce
+        base = _base_url(self.servers[0].sockets[0])  # pyright: ignore[reportArgumentType]
+        print(banner(app_name, base, session_url, token), file=sys.stdout, flush=True)
+
+
 async def serve_async(
     agent: BaseAgent,
     *,
@@ -61,6 +106,7 @@ async def serve_async(
     log_level: str = "info",
     access: Access | None = None,
     resume_expired: bool = True,
+    show_banner: bool = True,
 ) -> None:
     """Serve ``agent`` on ``host:port`` until the process is told to stop.
 
@@ -78,6 +124,7 @@ async def serve_async(
         resume_expired: at start-up, resume the app's invocations whose lease
             expired or whose owner is gone, in the background (each one
             logged); the server answers from the start. False turns it off.
+        show_banner: print the banner (see the module docstring) on stdout.
     """
     access = access or Access()
     store = open_session_service(session_url)
@@ -108,8 +155,10 @@ async def serve_async(
     config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, ws="none", timeout_graceful_shutdown=10
     )
+    announce = (app_name or agent.name, session_url, auth_token)
+    server = _AnnouncingServer(config, announce) if show_banner else uvicorn.Server(config)
     try:
-        await uvicorn.Server(config).serve()
+        await server.serve()
     finally:
         await store.close()
 
@@ -126,6 +175,7 @@ def serve(
     log_level: str = "info",
     access: Access | None = None,
     resume_expired: bool = True,
+    show_banner: bool = True,
 ) -> None:
     """Blocking twin of ``serve_async``, for scripts and the command line."""
     asyncio.run(
@@ -140,5 +190,6 @@ def serve(
             log_level=log_level,
             access=access,
             resume_expired=resume_expired,
+            show_banner=show_banner,
         )
     )

@@ -11,6 +11,7 @@ const crumbs = document.getElementById("crumbs");
 let app = null;
 
 async function route() {
+  takeTokenFromLink();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   try {
     app ??= (await api.get("/apps")).apps[0];
@@ -51,6 +52,16 @@ function tokenPrompt() {
       h("button", { type: "submit" }, "Use token"),
     ),
   );
+}
+
+// `steadyflow serve` prints a viewer link carrying the token in its fragment
+// (`/#token=...`): browsers never send a fragment, so the token stays out of the
+// server's logs. Keep it for this tab and drop it from the address bar and history.
+function takeTokenFromLink() {
+  const match = location.hash.match(/^#token=([^&/]*)/);
+  if (!match) return;
+  setToken(decodeURIComponent(match[1]));
+  history.replaceState(null, "", `${location.pathname}${location.search}#/`);
 }
 
 window.addEventListener("hashchange", route);
