@@ -6,6 +6,13 @@ tool calls and session-store writes are activities, with the durability
 rules of ``steadyflow.durable`` mapped onto Temporal's retry policy (see
 ``_workflow``'s docstring and docs/temporal.md). The session store stays
 the source of truth.
+
+Attributes:
+    ACTIVITY_NAMES: the names of the activities a worker registers.
+    DEFAULT_TASK_QUEUE: the task queue workers poll when none is set
+        (``"steadyflow"``).
+    WORKFLOW_NAME: the workflow type an invocation runs as
+        (``"steadyflow.invocation"``).
 """
 
 from __future__ import annotations

@@ -59,8 +59,10 @@ class TemporalRunner(Runner):
     """Runs invocations as Temporal workflows; see the module docstring.
 
     Args:
-        app_name / agent / session_service / plugins: as ``Runner`` (the
-            workers run the same agent tree against the same store).
+        app_name: as ``Runner``.
+        agent: as ``Runner`` (the workers run the same agent tree).
+        session_service: as ``Runner`` (the workers use the same store).
+        plugins: as ``Runner``.
         client: a Temporal client from ``steadyflow.durable.temporal.connect``.
         settings: task queue, namespace and the activities' timeouts.
     """

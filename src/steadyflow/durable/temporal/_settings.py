@@ -52,8 +52,11 @@ class TemporalSettings:
     Attributes:
         task_queue: the queue workflows and activities are sent to.
         namespace: the Temporal namespace.
-        model_call_timeout / tool_timeout / store_timeout / heartbeat_timeout
-            / worker_loss_attempts: see ``TimeoutSettings``.
+        model_call_timeout: see ``TimeoutSettings``.
+        tool_timeout: see ``TimeoutSettings``.
+        store_timeout: see ``TimeoutSettings``.
+        heartbeat_timeout: see ``TimeoutSettings``.
+        worker_loss_attempts: see ``TimeoutSettings``.
         lease_seconds: how far each store write pushes the invocation
             record's lease. An in-process ``steadyflow resume --all-expired``
             takes over an invocation only after no Temporal worker wrote it
