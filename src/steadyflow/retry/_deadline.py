@@ -59,8 +59,10 @@ class Limits:
     idle: float | None = None
 
 
-def _next_deadline(limits: Limits, start: float, now: float, first: bool) -> tuple[float, str]:
-    """The nearest deadline for the next response, and how to say it was missed."""
+def _next_deadline(
+    limits: Limits, start: float, now: float, first: bool
+) -> tuple[float | None, str]:
+    """The nearest deadline for the next response (None: none), and how to say it was missed."""
     options: list[tuple[float, str]] = []
     if limits.whole is not None:
         options.append((start + limits.whole, f"finish the attempt within {limits.whole:.3g}s"))
@@ -71,7 +73,7 @@ def _next_deadline(limits: Limits, start: float, now: float, first: bool) -> tup
         options.append(
             (now + limits.idle, f"send its {what} response within {limits.idle:.3g}s (stalled)")
         )
-    return min(options)
+    return min(options) if options else (None, "")
 
 
 async def within(
