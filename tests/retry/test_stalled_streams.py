@@ -15,6 +15,7 @@ from datetime import timedelta
 
 import pytest
 import pytest_asyncio
+from tests.support.hostile import HostileServer, Reply, sse
 
 from steadyflow.errors import ModelTimeoutError
 from steadyflow.models import BaseLlm, LlmRequest
@@ -23,7 +24,6 @@ from steadyflow.retry import RetryConfig
 from steadyflow.retry._executor import generate_with_retries
 from steadyflow.testing import FakeClock
 from steadyflow.types import Content
-from tests.support.hostile import HostileServer, Reply, sse
 
 SILENCE = 0.2
 CHUNK = {
@@ -103,7 +103,7 @@ async def test_a_stream_that_stalls_after_output_fails_and_is_not_retried(
     server.script(chunks(CHUNK, hang=True), chunks(CHUNK, LAST))
     seen: list[str] = []
     config = RetryConfig(max_attempts=3, stream_idle_timeout=SILENCE)
-    with pytest.raises(ModelTimeoutError, match="next response within 0.2s"):
+    with pytest.raises(ModelTimeoutError, match=r"next response within 0\.2s"):
         await collect(llm, config, True, seen)
     assert (seen, len(server.requests)) == (["hel"], 1)
 
@@ -125,7 +125,7 @@ async def test_a_first_byte_timeout_past_its_retries_is_a_timeout_naming_it(
 ) -> None:
     llm = await openai(server)
     server.script(Reply(body=[], framing="chunked", ending="hang"))
-    with pytest.raises(ModelTimeoutError, match="first response within 0.2s"):
+    with pytest.raises(ModelTimeoutError, match=r"first response within 0\.2s"):
         await collect(llm, RetryConfig(first_byte_timeout=SILENCE), False, [])
 
 
