@@ -50,9 +50,11 @@ def duration(seconds: float | None) -> str:
 
 
 def waited(trace: InvocationTrace) -> float:
-    """Seconds spent between attempts (backoff and Retry-After waits)."""
+    """Seconds spent waiting: between attempts (backoff, Retry-After) and for the pacer."""
     total = 0.0
     for step in trace.steps:
+        if step.attempts:
+            total += step.attempts[0].paced or 0.0
         for before, after in zip(step.attempts, step.attempts[1:], strict=False):
             total += max(0.0, after.start - (before.end if before.end is not None else after.start))
     return total
@@ -94,10 +96,16 @@ def _step_rows(step: StepTrace) -> list[_Row]:
     rows = [_Row(f"step {step.number}", step.start, seconds, "step", head)]
     previous: AttemptTrace | None = None
     for attempt in step.attempts:
+        paced = f" · paced {attempt.paced:.2f} s" if attempt.paced else ""
         if previous is not None and previous.end is not None:
             why = "Retry-After" if attempt.delay_from_retry_after else "backoff"
             gap = attempt.start - previous.end
-            rows.append(_Row("  wait", previous.end, gap, "wait", f"{why} {attempt.delay:.2f} s"))
+            text = f"{why} {attempt.delay:.2f} s{paced}"
+            rows.append(_Row("  wait", previous.end, gap, "wait", text))
+        elif attempt.paced:
+            start = attempt.start - attempt.paced
+            text = f"paced {attempt.paced:.2f} s: the provider's rate limit"
+            rows.append(_Row("  paced", start, attempt.paced, "wait", text))
         last = attempt is step.attempts[-1]
         seconds = None if attempt.end is None else attempt.end - attempt.start
         kind = "ok" if attempt.status == "ok" else "error"

@@ -53,6 +53,7 @@ function stepBlock(step, scale, span, requestPath) {
   const rows = [];
   step.attempts.forEach((attempt, index) => {
     if (index > 0) rows.push(waitRow(step.attempts[index - 1], attempt, scale, span));
+    else if (attempt.paced) rows.push(pacedRow(attempt, scale, span));
     rows.push(attemptRow(attempt, scale, span));
   });
   step.tools.forEach((tool) => rows.push(toolRow(tool, scale, span)));
@@ -98,14 +99,28 @@ function attemptRow(attempt, scale, span) {
   );
 }
 
-// The wait between a failed attempt and the next: a dashed gap labelled with the delay.
+// The wait between a failed attempt and the next: a dashed gap labelled with the delay
+// (and the part of it the pacer added, when RetryConfig.pacer held the retry).
 function waitRow(previous, attempt, scale, span) {
   const from = previous.end ?? attempt.start;
-  const text = `wait ${seconds(attempt.delay)} · ${attempt.delay_from_retry_after ? "set by Retry-After" : "backoff"}`;
+  const why = attempt.delay_from_retry_after ? "set by Retry-After" : "backoff";
+  const text = `wait ${seconds(attempt.delay)} · ${why}${attempt.paced ? ` · paced ${seconds(attempt.paced)}` : ""}`;
   return h(
     "div",
     { class: "row wait-row", "data-before-attempt": attempt.number },
     h("div", { class: "label" }, "retry wait"),
+    h("div", { class: "lane" }, h("div", { class: "gap", style: { left: scale(from), width: scale(Math.max(attempt.start - from, 0)) } }), label(text, from, attempt.start, span, scale, "wait")),
+  );
+}
+
+// A first attempt the pacer held until the provider's rate limit admitted it.
+function pacedRow(attempt, scale, span) {
+  const from = Math.max(attempt.start - attempt.paced, 0);
+  const text = `paced ${seconds(attempt.paced)} · the provider's rate limit`;
+  return h(
+    "div",
+    { class: "row wait-row paced-row", "data-before-attempt": attempt.number },
+    h("div", { class: "label" }, "paced wait"),
     h("div", { class: "lane" }, h("div", { class: "gap", style: { left: scale(from), width: scale(Math.max(attempt.start - from, 0)) } }), label(text, from, attempt.start, span, scale, "wait")),
   );
 }

@@ -1,0 +1,28 @@
+"""``steadyflow trace`` shows the waits a pacer added, before a first attempt and in a retry's."""
+
+from io import StringIO
+
+from rich.console import Console
+
+from steadyflow.cli._timeline import render_timeline, summary_line
+from steadyflow.trace_record import AttemptTrace, InvocationTrace, StepTrace
+
+
+def paced_trace() -> InvocationTrace:
+    first = AttemptTrace(1, 1.5, 1.5, end=1.6, paced=1.5, status="error", outcome="retry")
+    second = AttemptTrace(2, 4.6, 3.0, end=5.0, paced=2.0, status="ok")
+    step = StepTrace(1, "a", 0.0, end=5.0, model="gpt-x", attempts=[first, second])
+    return InvocationTrace(invocation_id="i1", duration=5.0, status="ok", steps=[step])
+
+
+def test_the_timeline_draws_a_paced_wait_and_names_the_pacers_share_of_a_retry_wait() -> None:
+    out = StringIO()
+    console = Console(file=out, width=160, no_color=True)
+    console.print(render_timeline(console, paced_trace()))
+    text = out.getvalue()
+    assert "paced 1.50 s: the provider's rate limit" in text
+    assert "backoff 3.00 s · paced 2.00 s" in text
+
+
+def test_the_summary_counts_paced_waits_as_waiting() -> None:
+    assert "waited 4.50 s" in summary_line(paced_trace())
