@@ -25,6 +25,7 @@ if typing.TYPE_CHECKING:
     from ._policy import RetryDecision, RetryDetails, RetryReason, backoff_delay, decide
     from ._protocols import PaceOutcome, PacePass, Pacer, RetryBudget
     from ._redis_budget import RedisCircuitBreaker, RedisRetryBudget
+    from ._redis_pacer import RedisProviderPacer
 
 # Public name -> the submodule defining it, imported on first access (PEP 562).
 _LAZY: dict[str, str] = {
@@ -36,6 +37,7 @@ _LAZY: dict[str, str] = {
     "Pacer": "_protocols",
     "ProviderPacer": "_pacer",
     "RedisCircuitBreaker": "_redis_budget",
+    "RedisProviderPacer": "_redis_pacer",
     "RedisRetryBudget": "_redis_budget",
     "RetryBudget": "_protocols",
     "RetryConfig": "_config",
@@ -56,6 +58,7 @@ __all__ = [
     "Pacer",
     "ProviderPacer",
     "RedisCircuitBreaker",
+    "RedisProviderPacer",
     "RedisRetryBudget",
     "RetryBudget",
     "RetryConfig",

@@ -29,6 +29,7 @@ from . import _validate
 from ._breaker import CircuitBreaker, CircuitState, open_circuit_error
 from ._budget import AdaptiveThrottle, TokenBucketRetryBudget
 from ._clock import Clock, current_clock
+from ._redis_pace_scripts import PACE_SCRIPTS
 from ._redis_scripts import SCRIPTS
 from ._window import BUCKETS
 
@@ -58,7 +59,8 @@ class _Connection:
 
     def __init__(self, client: Redis) -> None:
         self.client = client
-        self.scripts: dict[str, Any] = {n: client.register_script(s) for n, s in SCRIPTS.items()}
+        every = {**SCRIPTS, **PACE_SCRIPTS}
+        self.scripts: dict[str, Any] = {n: client.register_script(s) for n, s in every.items()}
 
 
 class _RedisStore:

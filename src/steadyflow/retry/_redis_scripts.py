@@ -13,7 +13,7 @@ strings, because Redis truncates Lua numbers to integers in replies.
 
 from __future__ import annotations
 
-__all__ = ["SCRIPTS"]
+__all__ = ["COMMON", "SCRIPTS"]
 
 _COMMON = """
 local function clock(arg)
@@ -41,6 +41,9 @@ local function totals(key, total_tag, hit_tag, cur, n)
   return total, hits
 end
 """
+
+COMMON = _COMMON
+"""The helpers every script starts with (``clock``, ``fmt``, ``totals``)."""
 
 # KEYS[1] bucket; ARGV: max milli-tokens. Returns the milli-tokens held.
 _BUCKET_TOKENS = """

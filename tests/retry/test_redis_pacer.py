@@ -1,0 +1,103 @@
+"""RedisProviderPacer: the in-process pacer's arithmetic, shared by a fleet through Redis."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from tests.support.redis import RedisServer
+
+from steadyflow.retry import PaceOutcome, ProviderPacer, RedisProviderPacer
+from steadyflow.testing import FakeClock
+
+pytestmark = pytest.mark.redis
+
+KEY = "openai:gpt-x"
+ONE = {"requests": 1.0, "tokens": 400.0}
+HEADERS = {
+    "x-ratelimit-limit-requests": "600",
+    "x-ratelimit-remaining-requests": "2",
+    "x-ratelimit-reset-requests": "800ms",
+    "x-ratelimit-limit-tokens": "60000",
+    "x-ratelimit-remaining-tokens": "500",
+    "x-ratelimit-reset-tokens": "1s",
+}
+
+
+@pytest.fixture
+async def made() -> AsyncIterator[list[RedisProviderPacer]]:
+    pacers: list[RedisProviderPacer] = []
+    yield pacers
+    for pacer in pacers:
+        await pacer.aclose()
+
+
+def on_redis(
+    made: list[RedisProviderPacer], url: str, prefix: str, clock: FakeClock, **settings: object
+) -> RedisProviderPacer:
+    pacer = RedisProviderPacer(
+        ProviderPacer(**settings, clock=clock),
+        url=url,
+        prefix=prefix,
+        clock=clock,  # type: ignore[arg-type]
+    )
+    made.append(pacer)
+    return pacer
+
+
+async def script(pacer: ProviderPacer | RedisProviderPacer, clock: FakeClock) -> list[object]:
+    """The same story for either pacer: a burst, headers, a 429, a quota; what it decided."""
+    seen: list[object] = []
+    first = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
+    burst = [await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf) for _ in range(3)]
+    seen += [round(t.wait, 6) for t in (first, *burst)]
+    clock.advance(0.3)
+    await pacer.observe(first, PaceOutcome(answered=True, headers=HEADERS, used={"tokens": 250.0}))
+    waits = [await pacer.admit(KEY, ONE, earliest=0.5, latest=math.inf) for _ in range(6)]
+    seen += [round(t.wait, 6) for t in waits]
+    await pacer.release(waits[-1])
+    await pacer.observe(waits[0], PaceOutcome(throttled=True, headers={}))
+    late = await pacer.admit(KEY, ONE, earliest=0.0, latest=0.01)
+    seen += [late.admitted, round(late.wait, 6)]
+    await pacer.observe(waits[1], PaceOutcome(quota_reset=math.inf))
+    refused = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
+    seen += [refused.admitted, refused.quota_reset]
+    return seen
+
+
+async def test_redis_decides_exactly_what_the_in_process_pacer_decides(
+    made, redis_server: RedisServer
+) -> None:
+    local_clock, shared_clock = FakeClock(100.0), FakeClock(100.0)
+    local = await script(ProviderPacer(requests_per_minute=1200, clock=local_clock), local_clock)
+    pacer = on_redis(
+        made, redis_server.url(), f"t:{uuid.uuid4().hex}:", shared_clock, requests_per_minute=1200
+    )
+    assert await script(pacer, shared_clock) == local
+
+
+async def test_two_workers_share_one_limit(made, redis_server: RedisServer) -> None:
+    clock, prefix = FakeClock(), f"t:{uuid.uuid4().hex}:"
+    one = on_redis(made, redis_server.url(), prefix, clock, requests_per_minute=60, headroom=0.0)
+    two = on_redis(made, redis_server.url(), prefix, clock, requests_per_minute=60, headroom=0.0)
+    waits = []
+    for pacer in (one, two, one, two):
+        waits.append((await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)).wait)
+    # One a second for the fleet, not for each worker.
+    assert waits == pytest.approx([0.0, 1.0, 2.0, 3.0])
+
+
+async def test_without_redis_each_process_paces_on_its_own(made) -> None:
+    clock = FakeClock()
+    pacer = on_redis(
+        made, "redis://127.0.0.1:9/0", "t:", clock, requests_per_minute=60, headroom=0.0
+    )
+    waits = [(await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)).wait for _ in range(2)]
+    assert waits == pytest.approx([0.0, 1.0])
+
+
+def test_a_redis_pacer_shares_a_provider_pacer_only() -> None:
+    with pytest.raises(ValueError, match="shares a ProviderPacer"):
+        RedisProviderPacer("60 rpm", url="redis://localhost")  # type: ignore[arg-type]
