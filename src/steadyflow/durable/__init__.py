@@ -13,7 +13,15 @@ from ._confirm import check_answers, take_answers
 from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
 from ._records import current_owner, ended_status, finish_record, start_record
 from ._renewer import LeaseRenewer, Renewable
-from ._resume import ResumePoint, claim, is_free, owner_alive, resume_point, resumed_events
+from ._resume import (
+    ResumePoint,
+    claim,
+    is_free,
+    owner_alive,
+    resumable,
+    resume_point,
+    resumed_events,
+)
 from ._sweep import SweepOutcome, SweepResult, resume_expired, resume_expired_logged
 
 __all__ = [
@@ -31,6 +39,7 @@ __all__ = [
     "finish_record",
     "is_free",
     "owner_alive",
+    "resumable",
     "resume_expired",
     "resume_expired_logged",
     "resume_point",

@@ -35,7 +35,15 @@ from ..types import Content, FunctionCall
 from ._process import START_TOLERANCE, process_started_at
 from ._records import current_owner
 
-__all__ = ["ResumePoint", "claim", "is_free", "owner_alive", "resume_point", "resumed_events"]
+__all__ = [
+    "ResumePoint",
+    "claim",
+    "is_free",
+    "owner_alive",
+    "resumable",
+    "resume_point",
+    "resumed_events",
+]
 
 
 def owner_alive(owner: InvocationOwner | None) -> bool:
@@ -88,6 +96,30 @@ def _pick(
     return unfinished[-1]
 
 
+def resumable(
+    records: list[InvocationRecord], invocation_id: str | None, session_id: str, now: float
+) -> InvocationRecord:
+    """The record a resume would take (nothing written; the server asks before it streams).
+
+    Raises:
+        NothingToResumeError: none to resume, or it may not be taken.
+    """
+    record = _pick(records, invocation_id, session_id)
+    if record.status.is_final:
+        raise NothingToResumeError(f"invocation {record.id!r} is {record.status.value}")
+    if record.status is InvocationStatus.WAITING:
+        raise NothingToResumeError(
+            f"invocation {record.id!r} is waiting for a confirmation; answer its request "
+            "(steadyflow.tools.confirmation_answer) as run_async's new_message"
+        )
+    if not is_free(record, now):
+        raise NothingToResumeError(
+            f"invocation {record.id!r} is running in process {record.owner} (lease until "
+            f"{record.lease_expires_at}); a live invocation is never taken over"
+        )
+    return record
+
+
 async def claim(
     service: BaseSessionService,
     session: Session,
@@ -105,19 +137,7 @@ async def claim(
     records = await service.list_invocations(
         app_name=session.app_name, user_id=session.user_id, session_id=session.id
     )
-    record = _pick(records, invocation_id, session.id)
-    if record.status.is_final:
-        raise NothingToResumeError(f"invocation {record.id!r} is {record.status.value}")
-    if record.status is InvocationStatus.WAITING:
-        raise NothingToResumeError(
-            f"invocation {record.id!r} is waiting for a confirmation; answer it with a "
-            "FunctionResponse for the requested call as run_async's new_message"
-        )
-    if not is_free(record, now):
-        raise NothingToResumeError(
-            f"invocation {record.id!r} is running in process {record.owner} (lease until "
-            f"{record.lease_expires_at}); a live invocation is never taken over"
-        )
+    record = resumable(records, invocation_id, session.id, now)
     record.status, record.owner = InvocationStatus.RUNNING, current_owner()
     record.lease_expires_at = now + lease_seconds
     record.resume_count += 1

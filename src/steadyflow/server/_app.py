@@ -87,6 +87,7 @@ def _routes(api: Api) -> list[BaseRoute]:
         _route("/apps/{app}/users/{user}/sessions", GET=api.list_sessions, POST=api.create_session),
         _route(session, GET=api.get_session, DELETE=api.delete_session),
         _route(f"{session}/invocations", GET=api.list_invocations),
+        _route(f"{session}/resume", POST=api.resume),
         _route(f"{session}/invocations/{{invocation}}", GET=api.get_invocation),
         _route(
             f"{session}/invocations/{{invocation}}/steps/{{step:int}}/request",

@@ -16,6 +16,10 @@ cause                              status  why
 other ``SessionError``             409     the store refused the write: the
                                            session changed (e.g. was deleted)
                                            while the turn ran
+``ConfirmationError``              409     the answered request is not waiting
+                                           (another process answered first)
+``NothingToResumeError``           409     nothing to resume (it finished, is
+                                           live elsewhere, or waits for a person)
 ``SchemaVersionError``             500     the database is from a newer version
 ``TraceFormatError``               500     a stored trace this version cannot read
 ``LlmCallsLimitExceededError``     429     the invocation's call quota is used
@@ -37,9 +41,11 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from ..errors import (
+    ConfirmationError,
     EventTooLargeError,
     LlmCallsLimitExceededError,
     ModelError,
+    NothingToResumeError,
     SchemaVersionError,
     SessionError,
     SessionNotFoundError,
@@ -91,7 +97,7 @@ class ApiError(Exception):
 
 def status_for(error: BaseException) -> int:
     """The HTTP status a turn that failed with ``error`` maps to (see the table above)."""
-    if isinstance(error, StaleSessionError):
+    if isinstance(error, StaleSessionError | ConfirmationError | NothingToResumeError):
         return 409
     if isinstance(error, SessionNotFoundError):
         return 404

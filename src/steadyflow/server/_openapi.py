@@ -33,6 +33,7 @@ from ._schemas import (
     ID_PATTERN,
     CreateSessionRequest,
     Health,
+    ResumeRequest,
     RunRequest,
     RunResult,
     SessionDetail,
@@ -49,7 +50,10 @@ _REASONS = {
     401: "Missing or wrong bearer token.",
     403: "Refused: a browser page of another origin, or not the operator token.",
     404: "No such app, session, invocation or recorded request.",
-    409: "Conflict: the session id is taken, or another writer changed the session.",
+    409: (
+        "Conflict: the session id is taken, another writer changed the session, nothing "
+        "is left to resume, or the confirmation answered is not waiting."
+    ),
     413: "Request body too large.",
     415: "The body is not declared as Content-Type: application/json.",
     422: "Invalid request; the body names each invalid field.",
@@ -75,8 +79,14 @@ _SESSION_LINKS = {
     "DeleteSession": {"operationId": "deleteSession", "parameters": _FROM_SESSION},
     "RunTurn": {"operationId": "run", "requestBody": _TURN_FROM_SESSION},
     "StreamTurn": {"operationId": "runSse", "requestBody": _TURN_FROM_SESSION},
+    "Resume": {"operationId": "resume", "parameters": _FROM_SESSION, "requestBody": {}},
 }
 
+
+_STREAM = {
+    "description": "Server-Sent Events: `event` messages, then `done` or `error`.",
+    "content": {"text/event-stream": {"schema": SSE_EVENT}},
+}
 
 _INVOCATION_OF_TURN: dict[str, object] = {
     "app": "$request.body#/app_name",
@@ -127,6 +137,7 @@ def _model_schemas() -> dict[str, Any]:
     _, top = models_json_schema(
         [
             (RunRequest, "validation"),
+            (ResumeRequest, "validation"),
             (CreateSessionRequest, "validation"),
             (SessionSummary, "serialization"),
             (SessionDetail, "serialization"),
@@ -222,6 +233,15 @@ def _session_paths(app: dict[str, Any]) -> dict[str, Any]:
                 },
             ),
         },
+        f"{_SESSION_PATH}/resume": {
+            "parameters": [app, user, session],
+            "post": _operation(
+                "resume",
+                "Continue the session's unfinished invocation, streaming its events (SSE)",
+                {"200": _STREAM, **_errors(404, 409, 413, 415, 422)},
+                {"required": False, **_json(_ref("ResumeRequest"))},
+            ),
+        },
         f"{_SESSION_PATH}/invocations/{{invocation}}": {
             "parameters": [app, user, session, _param("invocation")],
             "get": _operation(
@@ -252,11 +272,9 @@ def _paths(app_name: str) -> dict[str, Any]:
     result = _ok("The turn's events; `error` says why a failed turn ended.", _ref("RunResult"))
     links = {"FirstStepRequest": _STEP_FROM_TURN, "Invocation": _INVOCATION_FROM_TURN}
     ran = {**result, "links": links}
-    stream = {
-        "description": "Server-Sent Events: `event` messages, then `done` or `error`.",
-        "content": {"text/event-stream": {"schema": SSE_EVENT}},
-    }
-    turn_errors = _errors(404, 413, 415, 422)
+    turn_errors = _errors(404, 409, 413, 415, 422)
+    # A 409 refuses before the turn (a confirmation not waiting) or ends a turn that ran.
+    refused_or_failed = _ok(_REASONS[409], {"anyOf": [_ref("RunResult"), _ref("Error")]})
     health = _operation("health", "Liveness", {"200": _ok("Up.", _ref("Health"))})
     return {
         "/health": {"get": {**health, "security": []}},
@@ -270,7 +288,12 @@ def _paths(app_name: str) -> dict[str, Any]:
             "post": _operation(
                 "run",
                 "Run one turn; answer with its events",
-                {"200": ran, **{str(c): result for c in (409, 429, 500, 502)}, **turn_errors},
+                {
+                    "200": ran,
+                    **{str(c): result for c in (429, 500, 502)},
+                    **turn_errors,
+                    "409": refused_or_failed,
+                },
                 turn_body,
             )
         },
@@ -278,7 +301,7 @@ def _paths(app_name: str) -> dict[str, Any]:
             "post": _operation(
                 "runSse",
                 "Run one turn, streaming its events (SSE)",
-                {"200": stream, **turn_errors},
+                {"200": _STREAM, **turn_errors},
                 turn_body,
             )
         },

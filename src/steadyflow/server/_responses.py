@@ -46,17 +46,25 @@ _SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn to run: who, where, what, and how."""
+    """One turn to run: who, where, what (a message, or None: resume), and how."""
 
     runner: Runner
     registry: TurnRegistry
     user_id: str
     session_id: str
-    message: Content
+    message: Content | None
     run_config: RunConfig
+    invocation_id: str | None = None  # the invocation a resume continues
 
     def events(self) -> AsyncIterator[Event]:
         """The runner's events for this turn."""
+        if self.message is None:
+            return self.runner.resume_async(
+                user_id=self.user_id,
+                session_id=self.session_id,
+                invocation_id=self.invocation_id,
+                run_config=self.run_config,
+            )
         return self.runner.run_async(
             user_id=self.user_id,
             session_id=self.session_id,

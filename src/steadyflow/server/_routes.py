@@ -1,4 +1,10 @@
-"""The API's endpoints: health, sessions, and the two ways to run a turn.
+"""The API's endpoints: health, sessions, the two ways to run a turn, and resume.
+
+A turn's message may answer confirmation requests (``steadyflow.tools.
+confirmation_answer``): it then continues the invocation waiting for it.
+Answers and resumes are checked against the stored records before the
+response starts (422 malformed, 409 not waiting or nothing to resume), so
+an SSE client gets a plain error status rather than a stream that fails.
 
 Handlers hold no state between requests: everything lives in the session
 store, so any number of server processes can share one database.
@@ -7,6 +13,7 @@ store, so any number of server processes can share one database.
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -14,11 +21,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..errors import SessionError, SessionStoreError
+from .._confirmation import parse_answers
+from ..durable import check_answers, resumable
+from ..errors import ConfirmationError, NothingToResumeError, SessionError, SessionStoreError
 from ..run_config import StreamingMode
 from ..runner import Runner
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.state import APP_PREFIX, USER_PREFIX
+from ..types import Content
 from ._auth import TokenDigest
 from ._errors import ApiError, FieldError
 from ._limits import ServerLimits
@@ -27,6 +37,8 @@ from ._responses import SseTurnResponse, Turn, TurnResponse
 from ._schemas import (
     CreateSessionRequest,
     Health,
+    ResumeRequest,
+    RunOptions,
     RunRequest,
     SessionSummary,
     check_id,
@@ -234,7 +246,54 @@ class Api:
         )
         if exists is None:
             raise _not_found(self.app_name, body.user_id, body.session_id)
+        await self._check_answers(exists, message)
         return Turn(self.runner, self.turns, body.user_id, body.session_id, message, run_config)
+
+    async def _check_answers(self, session: Session, message: Content) -> None:
+        """422 for a malformed confirmation answer, 409 for one no request waits for."""
+        try:
+            answers = parse_answers(message)
+        except ConfirmationError as error:
+            raise ApiError(422, "invalid_confirmation", str(error)) from None
+        if answers is None:
+            return
+        records = await self.sessions.list_invocations(
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        )
+        try:
+            check_answers(session, records, answers)
+        except ConfirmationError as error:
+            raise ApiError(409, "confirmation_not_waiting", str(error)) from None
+
+    async def resume(self, request: Request) -> Response:
+        """``POST .../sessions/{session}/resume``: continue an unfinished invocation (SSE).
+
+        The body (optional) names the invocation (default: the latest
+        unfinished one) and run settings; ``max_llm_calls`` defaults to the
+        record's own limit, within the operator's ceiling.
+        """
+        session = await self._load(request)
+        body = parse_body(ResumeRequest, await self._body(request), optional=True)
+        records = await self.sessions.list_invocations(
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        )
+        wanted = body.invocation_id
+        if wanted is not None and all(r.id != wanted for r in records):
+            message = f"invocation {wanted!r} is not in session {session.id!r}"
+            raise ApiError(404, "invocation_not_found", message)
+        try:
+            record = resumable(records, wanted, session.id, time.time())
+        except NothingToResumeError as error:
+            raise ApiError(409, "nothing_to_resume", str(error)) from None
+        options = body.run_config or RunOptions()
+        if options.max_llm_calls is None and record.max_llm_calls > 0:
+            calls = min(record.max_llm_calls, self.limits.max_llm_calls)
+            options = options.model_copy(update={"max_llm_calls": calls})
+        run_config = self.limits.run_config(options, StreamingMode.SSE)
+        turn = Turn(
+            self.runner, self.turns, session.user_id, session.id, None, run_config, record.id
+        )
+        return SseTurnResponse(turn, self.limits.sse_ping_interval)
 
     async def _body(self, request: Request) -> bytes:
         """The request body, refused when too large (413) or not declared as JSON (415).

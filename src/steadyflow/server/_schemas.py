@@ -144,6 +144,20 @@ class RunRequest(_Body):
         return content
 
 
+class ResumeRequest(_Body):
+    """Body of ``POST .../sessions/{session}/resume`` (optional): which invocation, and how."""
+
+    invocation_id: str | None = Field(
+        default=None,
+        pattern=ID_PATTERN,
+        description="The invocation to resume (default: the session's latest unfinished one).",
+    )
+    run_config: RunOptions | None = Field(
+        default=None,
+        description="Settings for the rest of the turn; max_llm_calls defaults to the record's.",
+    )
+
+
 class SessionSummary(BaseModel):
     """A session without its events (what listings return)."""
 

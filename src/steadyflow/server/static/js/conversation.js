@@ -2,6 +2,7 @@
 
 import { api, paths } from "./api.js";
 import { chatBox } from "./chat.js";
+import { confirmationCards, pendingRequests } from "./confirm.js";
 import { h, seconds, shortId, wallTime } from "./dom.js";
 import { eventNodes } from "./events.js";
 
@@ -12,8 +13,18 @@ export async function renderConversation(view, app, user, id) {
   ]);
   const byId = new Map(records.map((r) => [r.id, r]));
   const log = h("div", { class: "conversation" });
-  for (const group of byInvocation(session.events)) log.append(invocationBlock(group, byId.get(group.id), user, id));
-  const chat = chatBox({ app, user, id, log, onDone: () => renderConversation(view, app, user, id) });
+  const reload = () => renderConversation(view, app, user, id);
+  for (const group of byInvocation(session.events)) {
+    const record = byId.get(group.id);
+    const block = invocationBlock(group, record, user, id);
+    if (record?.status === "waiting") {
+      block.classList.add("waiting");
+      const requests = pendingRequests(group.events);
+      block.querySelector("footer").before(...confirmationCards({ app, user, id, requests, onDone: reload }));
+    }
+    log.append(block);
+  }
+  const chat = chatBox({ app, user, id, log, onDone: reload });
   view.replaceChildren(
     h("h1", {}, `Session ${shortId(id)}`),
     h("p", { class: "meta" }, `user ${user} · ${session.revision} events · updated ${wallTime(session.last_update_time)}`),
@@ -41,7 +52,9 @@ function invocationBlock(group, record, user, sessionId) {
   const block = h("section", { class: "invocation", "data-invocation": group.id });
   for (const event of group.events) block.append(...eventNodes(event));
   const href = `#/sessions/${encodeURIComponent(user)}/${encodeURIComponent(sessionId)}/invocations/${encodeURIComponent(group.id)}`;
-  const summary = trace
+  const summary = record?.status === "waiting"
+    ? "waiting for a person"
+    : trace
     ? `${trace.status} · ${count(trace.steps.length, "step")} · ${count(trace.steps.reduce((n, step) => n + step.attempts.length, 0), "attempt")} · ${seconds(trace.duration)}`
     : record ? `${record.status} · no stored trace yet` : "no stored trace";
   block.append(

@@ -1,5 +1,6 @@
 // How one stored event is drawn.
 
+import { confirmationChip } from "./confirm.js";
 import { h } from "./dom.js";
 
 export function eventNodes(event) {
@@ -9,6 +10,11 @@ export function eventNodes(event) {
   const text = parts.filter((p) => p.text && !p.thought).map((p) => p.text).join("");
   if (text) nodes.push(h("div", { class: `bubble ${side}` }, h("span", { class: "author" }, event.author), text));
   for (const part of parts) {
+    const confirmation = confirmationChip(part);
+    if (confirmation) {
+      nodes.push(confirmation);
+      continue;
+    }
     if (part.function_call) {
       const call = part.function_call;
       nodes.push(h("div", { class: `chip call ${side}` }, `→ ${call.name}(${JSON.stringify(call.args)})`));
