@@ -1,11 +1,15 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 # Both create .venv when missing and install what they need; a stamp file
-# keeps the install step fast when pyproject.toml has not changed.
+# keeps the install step fast when pyproject.toml has not changed. `make demo`
+# installs only the demo extra (the command line, the OpenAI SDK, SQLite, the
+# server); `make test` adds the dev toolchain (type checkers, browser
+# automation, fuzzers, every provider SDK).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo demo-tree test test-fast lint typecheck docs docs-serve pytest services bench bench-quick clean
 
@@ -17,7 +21,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/steadyflow demo
 
 # The multi-agent example (a parallel fan-out, then a loop) against the emulator.
