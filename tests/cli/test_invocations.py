@@ -16,7 +16,7 @@ def test_invocations_shows_one_row_per_record(cli, db, agent_file) -> None:
     shown = invoke(cli, "invocations", session_id, "--session-db", db)
     assert shown.exit_code == 0, shown.stderr
     header, row = shown.stdout.splitlines()
-    assert header.split()[:5] == ["invocation", "agent", "status", "started", "calls"]
+    assert header.split()[:5] == ["invocation", "agent", "status", "started", "attempts"]
     assert row.split()[1:3] == ["shop", "completed"]
 
 

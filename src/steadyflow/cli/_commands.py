@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -20,12 +21,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # Click's plain help: wraps long defaults instead of cutting them
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 sessions_app = typer.Typer(
     cls=SteadyflowGroup,
     help="List, show and delete stored sessions.",
     no_args_is_help=True,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(sessions_app, name="sessions")
@@ -44,11 +47,17 @@ AppName = Annotated[
 UserName = Annotated[
     str | None, typer.Option("--user", help="The session's user (default: found from the id).")
 ]
-SessionId = Annotated[str, typer.Argument(help="The session's id.", show_default=False)]
+SessionId = Annotated[
+    str,
+    typer.Argument(
+        help="The session's id, or a unique prefix of it.", metavar="SESSION_ID", show_default=False
+    ),
+]
 AgentSpec = Annotated[
     str,
     typer.Argument(
         help="path/to/agent.py (defining root_agent), or package.module:attr.",
+        metavar="AGENT",
         show_default=False,
     ),
 ]
@@ -77,21 +86,42 @@ NoCheck = Annotated[
 ]
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("steadyflow")
+        except PackageNotFoundError:  # a source tree on sys.path, not installed
+            number = "0+unknown"
+        typer.echo(f"steadyflow {number}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: Annotated[
         bool, typer.Option("--debug", help="Show tracebacks (accepted anywhere on the line).")
     ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Run steadyflow agents, inspect their sessions and traces, and run the demo."""
-    del debug  # read by SteadyflowGroup before parsing
+    del debug, version  # --debug is read by SteadyflowGroup before parsing
 
 
-@app.command()
+@app.command(short_help="Talk to an agent, or answer QUERY and exit.")
 def run(
     agent: AgentSpec,
     query: Annotated[
-        str | None, typer.Argument(help="Answer this and exit; omit to chat.", show_default=False)
+        str | None,
+        typer.Argument(
+            help="Answer this and exit; omit to chat.", metavar="QUERY", show_default=False
+        ),
     ] = None,
     model: Annotated[
         str | None,
@@ -150,7 +180,7 @@ def run(
     )
 
 
-@app.command()
+@app.command(short_help="The order-support agent surviving injected faults.")
 def demo(
     provider: Annotated[
         str, typer.Option(help="Provider wire format and SDK: gemini, openai or anthropic.")
@@ -187,7 +217,7 @@ def demo(
     asyncio.run(run_demo(options))
 
 
-@app.command()
+@app.command(short_help="A session's timeline: steps, attempts, waits, tools.")
 def trace(
     session_id: SessionId,
     invocation: Annotated[
@@ -204,7 +234,7 @@ def trace(
     asyncio.run(trace_command(session_db, session_id, invocation, app_name, user, as_json))
 
 
-@app.command()
+@app.command(short_help="A session's invocations: status, attempts, owner.")
 def invocations(
     session_id: SessionId,
     session_db: SessionDb = DEFAULT_SESSION_URL,
@@ -212,13 +242,13 @@ def invocations(
     user: UserName = None,
     as_json: AsJson = False,
 ) -> None:
-    """A session's invocations: status, model calls used, resumes, owner and lease, error."""
+    """A session's invocations: status, attempts used, resumes, owner and lease, error."""
     from ._invocations import invocations_command
 
     asyncio.run(invocations_command(session_db, session_id, app_name, user, as_json))
 
 
-@app.command()
+@app.command(short_help="Continue a crashed invocation, replaying nothing.")
 def resume(
     agent: AgentSpec,
     session_id: Annotated[
@@ -246,7 +276,7 @@ def resume(
         asyncio.run(resume_command(agent, session_id, session_db, app_name, user))
 
 
-@app.command("dump-request")
+@app.command("dump-request", short_help="The LlmRequest JSON the next step would send.")
 def dump_request(
     agent: AgentSpec,
     session: Annotated[str, typer.Option(help="The session to rebuild the request from.")],
@@ -286,7 +316,7 @@ AllowSharedState = Annotated[
 ]
 
 
-@app.command()
+@app.command(short_help="The HTTP API and trace viewer for AGENT.")
 def serve(
     agent: AgentSpec,
     host: Annotated[
@@ -364,15 +394,48 @@ def serve(
     )
 
 
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)
-def emulate(ctx: typer.Context) -> None:
-    """Serve the provider emulator on loopback (see 'steadyflow emulate --help')."""
-    from ..testing.emulator import main as emulator_main
+@app.command(short_help="Serve the provider emulator on loopback.")
+def emulate(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one).")] = 0,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SPEC",
+            help="Inject a fault (repeat): 429@1,retry_after=2  503@2  reset@3  "
+            "break@1,after=1  delay@1,seconds=5  malformed@4  503%0.2.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the probabilistic faults.")] = 0,
+    script: Annotated[
+        Path | None,
+        typer.Option(help="JSON file: a list of answers to give in order.", show_default=False),
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option(help="Require this API key on every request.", show_default=False)
+    ] = None,
+    chunk_delay: Annotated[float, typer.Option(min=0.0, help="Seconds between SSE events.")] = 0.0,
+) -> None:
+    """Serve the Gemini, OpenAI and Anthropic wire formats on loopback, with faults.
 
-    raise typer.Exit(emulator_main(list(ctx.args)))
+    Prints the base URL and the export lines that point the SDKs at it;
+    Ctrl-C stops it. Without --script, a rule-based model answers order
+    questions with the agent's tools.
+    """
+    from ..testing.emulator import main as emulator_main
+    from ._emulator import parse_faults
+
+    parse_faults(fault or (), "--fault")  # a bad spec is one line and exit 2, as elsewhere
+    argv = ["--host", host, "--port", str(port), "--seed", str(seed)]
+    argv += ["--chunk-delay", str(chunk_delay)]
+    for spec in fault or ():
+        argv += ["--fault", spec]
+    if script is not None:
+        argv += ["--script", str(script)]
+    if api_key is not None:
+        argv += ["--api-key", api_key]
+    raise typer.Exit(emulator_main(argv))
 
 
 @sessions_app.command("list")

@@ -50,8 +50,14 @@ class SteadyflowGroup(TyperGroup):
         try:
             code = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
         except UsageError as error:
-            hint = f"; see '{error.ctx.command_path} --help'" if error.ctx is not None else ""
-            code = report(CliError(error.format_message() + hint), debug=False, exit_code=BAD_INPUT)
+            if type(error).__name__ == "NoArgsIsHelpError" and error.ctx is not None:
+                print(error.ctx.get_help())  # a group named without a command: its help
+                code = 0
+            else:
+                where = error.ctx.command_path if error.ctx is not None else None
+                hint = f"; see '{where} --help'" if where else ""
+                message = error.format_message().rstrip(".")  # Click ends it with a full stop
+                code = report(CliError(message + hint), debug=False, exit_code=BAD_INPUT)
         except ClickException as error:
             code = report(CliError(error.format_message()), debug=False, exit_code=error.exit_code)
         except (Abort, KeyboardInterrupt):

@@ -1,6 +1,6 @@
 """``steadyflow invocations SESSION_ID``: a session's invocation records, one row each.
 
-Shows what each turn is or was doing: its status, model calls used against
+Shows what each turn is or was doing: its status, attempts used against
 the budget, how often it was resumed, who runs it and until when its lease
 holds, and the error that ended it. ``--json`` prints the records.
 """
@@ -61,7 +61,7 @@ async def invocations_command(
         console.print(f"session {session_id} has no invocations yet")
         return
     table = Table(box=None if is_plain(console) else box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("invocation", "agent", "status", "started", "calls", "resumed", "held by"):
+    for column in ("invocation", "agent", "status", "started", "attempts", "resumed", "held by"):
         table.add_column(column, no_wrap=True)
     table.add_column("error")
     for record in records:
