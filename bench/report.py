@@ -257,14 +257,14 @@ def _storm_table(storm: dict[str, Any]) -> str:
         f"Provider of {s['capacity']:g} requests/s; calls arrive at {s['overload']:g}x that "
         f"for {s['seconds']:g} simulated seconds, then run until the last one ends.",
         "",
-        "| Policy | Calls | Success rate | Provider attempts per success | p50 | p99 "
+        "| Policy | Calls | Served | Success rate | Provider attempts per success | p50 | p99 "
         "| Last call ended at | What it does |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for p in storm["policies"]:
         per = p["attempts_per_success"]
         lines.append(
-            f"| {p['policy']} | {p['calls']:,} | {p['success_rate']:.1%} "
+            f"| {p['policy']} | {p['calls']:,} | {p['succeeded']:,} | {p['success_rate']:.1%} "
             f"| {'n/a' if per is None else f'{per:.2f}'} | {p['p50_s']:.2f} s "
             f"| {p['p99_s']:.2f} s | {p['drained_at_s']:.1f} s | {p['description']} |"
         )
