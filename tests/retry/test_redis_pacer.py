@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import uuid
 from collections.abc import AsyncIterator
@@ -101,3 +102,21 @@ async def test_without_redis_each_process_paces_on_its_own(made) -> None:
 def test_a_redis_pacer_shares_a_provider_pacer_only() -> None:
     with pytest.raises(ValueError, match="shares a ProviderPacer"):
         RedisProviderPacer("60 rpm", url="redis://localhost")  # type: ignore[arg-type]
+
+
+async def test_concurrent_workers_never_take_the_same_slot(made, redis_server: RedisServer) -> None:
+    clock, prefix = FakeClock(), f"t:{uuid.uuid4().hex}:"
+    workers = [
+        on_redis(made, redis_server.url(), prefix, clock, requests_per_minute=600, headroom=0.0)
+        for _ in range(4)
+    ]
+
+    async def burst(pacer: RedisProviderPacer) -> list[float]:
+        return [
+            (await pacer.admit(KEY, {"requests": 1.0}, earliest=0.0, latest=math.inf)).wait
+            for _ in range(10)
+        ]
+
+    waits = sorted(w for ws in await asyncio.gather(*(burst(p) for p in workers)) for w in ws)
+    # 10 a second with a burst of 10: 40 calls get 40 distinct slots, 0.1 s apart after the burst.
+    assert waits == pytest.approx([0.0] * 10 + [0.1 * n for n in range(1, 31)])
