@@ -1,9 +1,11 @@
-"""``steadyflow trace`` shows the waits a pacer added, before a first attempt and in a retry's."""
+"""The CLI shows the waits a pacer added: in ``steadyflow trace`` and live during a run."""
 
+import logging
 from io import StringIO
 
 from rich.console import Console
 
+from steadyflow.cli._live import LiveReporter
 from steadyflow.cli._timeline import render_timeline, summary_line
 from steadyflow.trace_record import AttemptTrace, InvocationTrace, StepTrace
 
@@ -26,3 +28,18 @@ def test_the_timeline_draws_a_paced_wait_and_names_the_pacers_share_of_a_retry_w
 
 def test_the_summary_counts_paced_waits_as_waiting() -> None:
     assert "waited 4.50 s" in summary_line(paced_trace())
+
+
+def test_a_live_run_prints_paced_waits() -> None:
+    out = StringIO()
+    reporter = LiveReporter(Console(file=out, width=120, no_color=True))
+    logger = logging.getLogger("steadyflow.retry")
+    with reporter.retry_logs():
+        logger.info("model call paced", extra={"paced": 1.5})
+        logger.warning("model call failed, retrying", extra={"delay": 3.0, "paced": 2.0})
+        logger.warning("model call failed, retrying", extra={"delay": 0.5, "paced": 0.0})
+    assert out.getvalue().splitlines() == [
+        "  waiting 1.50 s (paced: the provider's rate limit)",
+        "  waiting 3.00 s (backoff, paced 2.00 s)",
+        "  waiting 0.50 s (backoff)",
+    ]

@@ -69,10 +69,14 @@ class LiveReporter:
         self._hint = hint
         self._line(f"  [red]attempt {self._attempt}[/] {escape(model)}: {escape(what)} ({took})")
 
-    def waiting(self, delay: float) -> None:
-        """The retry loop decided to retry after ``delay`` seconds."""
-        self._retrying = True
-        why = "Retry-After" if self._hint is not None and self._hint == delay else "backoff"
+    def waiting(self, delay: float, paced: float = 0.0) -> None:
+        """The retry loop waits ``delay`` seconds, ``paced`` of them for its pacer."""
+        self._retrying = self._retrying or paced < delay  # a paced first attempt is no retry
+        if paced >= delay:
+            why = "paced: the provider's rate limit"
+        else:
+            why = "Retry-After" if self._hint is not None and self._hint == delay else "backoff"
+            why += f", paced {paced:.2f} s" if paced else ""
         if is_plain(self.console):
             self.console.print(f"  waiting {delay:.2f} s ({why})")
             return
@@ -116,23 +120,32 @@ class LiveReporter:
         handler = _RetryLogHandler(self)
         logger.addHandler(handler)
         propagate, logger.propagate = logger.propagate, False
+        level = logger.level
+        if logger.getEffectiveLevel() > logging.INFO:
+            logger.setLevel(logging.INFO)  # paced waits are INFO records
         try:
             yield
         finally:
             logger.removeHandler(handler)
             logger.propagate = propagate
+            logger.setLevel(level)
             self.stop()
 
 
 class _RetryLogHandler(logging.Handler):
+    """Retry waits (WARNING records with a ``delay``) and paced first attempts (``paced``)."""
+
     def __init__(self, reporter: LiveReporter) -> None:
-        super().__init__(logging.WARNING)
+        super().__init__(logging.INFO)
         self._reporter = reporter
 
     def emit(self, record: logging.LogRecord) -> None:
-        delay = getattr(record, "delay", None)
+        delay, paced = getattr(record, "delay", None), getattr(record, "paced", None)
+        paced = float(paced) if isinstance(paced, int | float) else 0.0
         if isinstance(delay, int | float):
-            self._reporter.waiting(float(delay))
+            self._reporter.waiting(float(delay), paced)
+        elif paced:
+            self._reporter.waiting(paced, paced)
 
 
 class ObservedLlm(BaseLlm):

@@ -70,9 +70,10 @@ class _CallInfo(NamedTuple):
 
 def _log_retry(info: _CallInfo, details: RetryDetails, decision: RetryDecision) -> None:
     status = "" if details.status_code is None else f" (status {details.status_code})"
+    paced = f" (paced {decision.paced:.3f}s)" if decision.paced else ""
     logger.warning(
         "model call failed, retrying: model=%s agent=%s invocation=%s attempt=%d/%d "
-        "error=%s%s delay=%.3fs",
+        "error=%s%s delay=%.3fs%s",
         info.model,
         info.agent_name,
         info.invocation_id,
@@ -81,12 +82,14 @@ def _log_retry(info: _CallInfo, details: RetryDetails, decision: RetryDecision) 
         details.error_type,
         status,
         decision.delay,
+        paced,
         extra={
             "model": info.model,
             "agent": info.agent_name,
             "invocation_id": info.invocation_id,
             "attempt": details.attempt,
             "delay": decision.delay,
+            "paced": decision.paced,
             "error_type": details.error_type,
             "status_code": details.status_code,
         },
@@ -262,7 +265,7 @@ class _RetryLoop:
         """
         total = self.config.total_timeout
         if paced is not None:
-            ticket = await paced.admit(earliest=0.0, left=total)
+            ticket = await paced.admit(earliest=0.0, left=total, first=True)
             if not ticket.admitted:
                 raise paced.refusal(ticket, total)
         try:
@@ -343,6 +346,7 @@ class _RetryLoop:
             )
             return RetryDecision(retry=False, delay=0.0, reason=reason)
         if ticket.wait > decision.delay:
-            self.observer.attempt_paced(ticket.wait - decision.delay)
-            return RetryDecision(retry=True, delay=ticket.wait, reason=decision.reason)
+            extra = ticket.wait - decision.delay
+            self.observer.attempt_paced(extra)
+            return RetryDecision(True, ticket.wait, decision.reason, paced=extra)
         return decision

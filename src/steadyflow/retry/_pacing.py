@@ -92,8 +92,12 @@ class PacedCall:
         self._headers: Mapping[str, str] = {}
         self._last: LlmResponse | None = None
 
-    async def admit(self, *, earliest: float, left: float | None) -> PacePass:
-        """Ask for a slot ``earliest`` seconds from now or later, within ``left`` seconds."""
+    async def admit(self, *, earliest: float, left: float | None, first: bool = False) -> PacePass:
+        """Ask for a slot ``earliest`` seconds from now or later, within ``left`` seconds.
+
+        A first attempt's wait is logged here (INFO, ``paced`` in the record);
+        a retry's is part of the retry's own WARNING.
+        """
         latest = math.inf if left is None else max(0.0, left)
         try:
             ticket = await self._pacer.admit(self.key, self._cost, earliest=earliest, latest=latest)
@@ -101,12 +105,12 @@ class PacedCall:
             logger.exception("%r.admit failed for %s; sending unpaced", self._pacer, self.key)
             ticket = PacePass(self.key, admitted=True, wait=earliest)
         self.ticket = ticket if ticket.admitted else None
-        if ticket.admitted and ticket.wait > earliest:
+        if first and ticket.admitted and ticket.wait > 0:
             logger.info(
                 "model call paced: model=%s key=%s wait=%.3fs",
                 self._model,
                 self.key,
-                ticket.wait - earliest,
+                ticket.wait,
                 extra={"model": self._model, "pacer_key": self.key, "paced": ticket.wait},
             )
         return ticket

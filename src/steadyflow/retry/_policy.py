@@ -78,11 +78,13 @@ class RetryDecision:
         retry: make another attempt.
         delay: seconds to wait first (0.0 when not retrying).
         reason: why.
+        paced: the part of ``delay`` a pacer added (``RetryConfig.pacer``).
     """
 
     retry: bool
     delay: float
     reason: RetryReason
+    paced: float = 0.0
 
 
 def backoff_delay(config: RetryConfig, retry_number: int, jitter: float = 0.0) -> float:
