@@ -16,18 +16,37 @@ from ._blocks import ROOT
 DEBUG = "--debug"
 
 
+def transcript(source: str) -> list[tuple[str, list[str]]]:
+    """A console block as (command, the output lines shown after it) pairs."""
+    pairs: list[tuple[str, list[str]]] = []
+    pending = ""
+    for raw in source.splitlines():
+        line = raw.strip()
+        if pending:
+            line, pending = pending + " " + line, ""
+        elif not line.startswith("$ "):
+            if pairs:
+                pairs[-1][1].append(line)
+            continue
+        else:
+            line = line[2:]
+        if line.endswith("\\"):
+            pending = line[:-1].strip()
+            continue
+        pairs.append((line, []))
+    return pairs
+
+
 def command_lines(source: str, *, prompt: bool) -> list[str]:
     """The commands of a block: ``$ `` lines (continuations joined) or every line."""
+    if prompt:
+        return [command for command, _ in transcript(source)]
     lines: list[str] = []
     pending = ""
     for raw in source.splitlines():
         line = raw.strip()
         if pending:
             line, pending = pending + " " + line, ""
-        elif prompt:
-            if not line.startswith("$ "):
-                continue  # output shown after a command
-            line = line[2:]
         if line.endswith("\\"):
             pending = line[:-1].strip()
             continue
@@ -70,8 +89,8 @@ def option_names(command: Any) -> set[str]:
 def parse(args: list[str]) -> None:
     """Parse a full command line as the CLI would, without running it."""
     command, path, rest = resolve(args)
-    if "--help" in rest or "-h" in rest:
-        return
+    if {"--help", "-h", "--version"} & set(rest):
+        return  # eager options: the test runs these commands instead
     if command.name == "emulate":
         build_parser().parse_args(rest)
         return

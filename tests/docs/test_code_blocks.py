@@ -18,7 +18,8 @@ How a page is tested (also in docs/contributing.md):
 - ```console blocks show commands after ``$ ``, and their output after
   them. Every ``steadyflow ...`` command is parsed by the real command line
   (the command, its options and their values must exist and convert);
-  ``--help`` commands are also run and must succeed. ``make`` commands must
+  ``--help`` and ``--version`` commands are also run, must succeed, and must
+  print every output line the block shows (``...`` stands for the rest). ``make`` commands must
   name targets of the Makefile. Other commands (``pip``, ``export``,
   ``createdb``, ``curl``) are shown, not run: they need the network, a
   server or a change to the machine.
@@ -43,7 +44,7 @@ from steadyflow.cli._commands import app
 from steadyflow.testing import fake_clock
 
 from ._blocks import Block, all_blocks, placeholders
-from ._shell import check_synopsis, command_lines, make_targets, parse, words
+from ._shell import check_synopsis, command_lines, make_targets, parse, transcript, words
 
 PYTHON_BLOCKS = all_blocks("python")
 CONSOLE_BLOCKS = all_blocks("console")
@@ -109,16 +110,19 @@ def test_python_block_runs_and_prints_what_the_page_shows(block: Block, clean_en
 @pytest.mark.parametrize("block", CONSOLE_BLOCKS, ids=_ids(CONSOLE_BLOCKS))
 def test_console_commands_are_ones_the_tools_accept(block: Block, clean_env: Path) -> None:
     targets = make_targets()
-    for line in command_lines(block.source, prompt=True):
+    for line, shown in transcript(block.source):
         args = words(line)
         if args[0] == "make":
             missing = [t for t in args[1:] if "=" not in t and t not in targets]
             assert not missing, f"{block.id}: no Makefile target {missing}"
         elif args[0] == "steadyflow":
             parse(args[1:])
-            if "--help" in args:
-                result = CliRunner().invoke(app, args[1:])
+            if {"--help", "--version"} & set(args):
+                result = CliRunner().invoke(app, args[1:], terminal_width=80)
                 assert result.exit_code == 0, result.output
+                expected = [text for text in shown if text and text != "..."]
+                absent = [text for text in expected if text not in result.output]
+                assert not absent, f"{block.id}: `{line}` does not print {absent}"
 
 
 @pytest.mark.parametrize("block", BASH_BLOCKS, ids=_ids(BASH_BLOCKS))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ._blocks import Block, blocks, placeholders
-from ._shell import check_synopsis, command_lines, parse, words
+from ._shell import check_synopsis, command_lines, parse, transcript, words
 
 
 def test_placeholders_are_found_but_not_in_subscripts() -> None:
@@ -51,3 +51,8 @@ def test_block_ids_name_file_and_line() -> None:
 
     block = Block(ROOT / "docs" / "retries.md", 17, "python", "")
     assert block.id == "docs/retries.md:17"
+
+
+def test_a_console_transcript_keeps_each_commands_output() -> None:
+    source = "$ steadyflow --version\nsteadyflow 0.1.0\n$ make demo\n"
+    assert transcript(source) == [("steadyflow --version", ["steadyflow 0.1.0"]), ("make demo", [])]
