@@ -394,6 +394,62 @@ def serve(
     )
 
 
+TemporalAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--temporal-address",
+        metavar="HOST:PORT",
+        help="The Temporal frontend to run invocations on (a fleet of steadyflow workers).",
+        envvar="STEADYFLOW_TEMPORAL_ADDRESS",
+        show_default=False,
+    ),
+]
+TaskQueue = Annotated[
+    str, typer.Option("--task-queue", help="The Temporal task queue of the fleet.")
+]
+Namespace = Annotated[str, typer.Option("--namespace", help="The Temporal namespace.")]
+
+
+@app.command()
+def worker(
+    agent: AgentSpec,
+    temporal_address: TemporalAddress = None,
+    task_queue: TaskQueue = "steadyflow",
+    namespace: Namespace = "default",
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    app_name: Annotated[
+        str | None, typer.Option("--app", help="The app's name (default: the agent's).")
+    ] = None,
+    retry_attempts: Annotated[
+        int, typer.Option(help="Attempts per model call (steadyflow's retry policy).")
+    ] = 3,
+    heartbeat_timeout: Annotated[
+        float, typer.Option(help="Seconds of silence after which a worker counts as lost.")
+    ] = 10.0,
+    max_concurrent_activities: Annotated[
+        int, typer.Option(min=1, help="Model and tool calls this worker runs at once.")
+    ] = 100,
+) -> None:
+    """Run invocations of AGENT from a Temporal task queue (one worker of a fleet)."""
+    from ._errors import CliError
+    from ._worker import WorkerOptions, worker_command
+
+    if not temporal_address:
+        raise CliError("give --temporal-address HOST:PORT (or STEADYFLOW_TEMPORAL_ADDRESS)")
+    options = WorkerOptions(
+        agent=agent,
+        temporal_address=temporal_address,
+        task_queue=task_queue,
+        namespace=namespace,
+        session_db=session_db,
+        app=app_name,
+        retry_attempts=retry_attempts,
+        heartbeat_timeout=heartbeat_timeout,
+        max_concurrent_activities=max_concurrent_activities,
+    )
+    asyncio.run(worker_command(options))
+
+
 @app.command(short_help="Serve the provider emulator on loopback.")
 def emulate(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
