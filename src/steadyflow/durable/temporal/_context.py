@@ -49,7 +49,7 @@ def activity_error(error: BaseException) -> ApplicationError:
     limit = getattr(error, "limit", None)
     details: dict[str, Any] = {"limit": limit} if isinstance(limit, int) else {}
     return ApplicationError(
-        f"{type(error).__name__}: {error}",
+        str(error),
         details,
         type=type(error).__name__,
         non_retryable=True,
