@@ -14,10 +14,11 @@ from typing import Any
 from sqlalchemy import Row, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import steadyflow.sessions.sql._schema as tables
+
 from ...errors import SessionError, StaleInvocationError
 from ...trace_record._schema import InvocationTrace
 from ..invocations import FINAL_STATUSES, InvocationOwner, InvocationRecord, InvocationStatus
-from . import _schema as tables
 from ._codec import encode_state
 from ._key import SessionKey
 from ._queries import insert_new, session_filter

@@ -15,9 +15,10 @@ from __future__ import annotations
 from sqlalchemy import Text, cast, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import steadyflow.sessions.sql._schema as tables
+
 from ...trace_record import TRACE_AUTHOR, InvocationTrace, trace_of
 from ..invocations import InvocationRecord, InvocationStatus
-from . import _schema as tables
 from ._codec import decode_event
 from ._invocations import record_row
 from ._key import SessionKey

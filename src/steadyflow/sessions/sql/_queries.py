@@ -15,8 +15,9 @@ from sqlalchemy import Table, Text, cast, select, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import steadyflow.sessions.sql._schema as tables
+
 from ...events import Event
-from . import _schema as tables
 from ._codec import decode_event
 from ._key import SessionKey
 

@@ -24,6 +24,8 @@ from sqlalchemy import update
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+import steadyflow.sessions.sql._schema as tables
+
 from ..._redact import redact_url
 from ...errors import EventTooLargeError, SessionError, StaleSessionError
 from ...events import Event
@@ -31,7 +33,6 @@ from ..base import BaseSessionService, Session, apply_event_locally, event_as_st
 from ..invocations import InvocationRecord
 from ..state import split_delta
 from . import _queries as queries
-from . import _schema as tables
 from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache
 from ._codec import encode_event, encode_state, encoded_size
 from ._engine import WRITE, create_engine, make_folder, normalize_url
