@@ -42,6 +42,7 @@ from typer.testing import CliRunner
 
 from steadyflow.cli._commands import app
 from steadyflow.testing import fake_clock
+from tests.support.provider_env import PROVIDER_VARIABLES
 
 from ._blocks import Block, all_blocks, placeholders
 from ._shell import check_synopsis, command_lines, make_targets, parse, transcript, words
@@ -51,16 +52,7 @@ CONSOLE_BLOCKS = all_blocks("console")
 BASH_BLOCKS = all_blocks("bash")
 
 ENVIRONMENT = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "GOOGLE_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_GEMINI_BASE_URL",
-    "GEMINI_BASE_URL",
-    "GROQ_API_KEY",
-    "GROQ_BASE_URL",
+    *PROVIDER_VARIABLES,
     "STEADYFLOW_SESSION_DB",
     "STEADYFLOW_AUTH_TOKEN",
     "STEADYFLOW_OPERATOR_TOKEN",

@@ -20,26 +20,13 @@ from steadyflow.testing import FakeClock, fake_clock
 from steadyflow.testing.emulator import Fault, ProviderEmulator, ScriptItem
 from tests.models.providers import ADAPTERS, MODELS, SECRET, Emulate, MakeLlm, base_url
 from tests.support.hostile import HostileServer
-
-_ENV = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_AUTH_TOKEN",
-    "GOOGLE_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_GEMINI_BASE_URL",
-    "GEMINI_BASE_URL",
-    "GROQ_API_KEY",
-    "GROQ_BASE_URL",
-)
+from tests.support.provider_env import PROVIDER_VARIABLES
 
 
 @pytest.fixture(autouse=True)
 def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # Tests never depend on the developer's real keys or endpoints.
-    for name in _ENV:
+    for name in PROVIDER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 
 

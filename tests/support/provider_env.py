@@ -1,0 +1,21 @@
+"""The environment variables that point provider adapters at a key or an endpoint.
+
+Tests clear them so they never depend on a developer's real keys or
+endpoints (the adapter tests, the documentation's code blocks).
+"""
+
+from __future__ import annotations
+
+PROVIDER_VARIABLES = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GEMINI_BASE_URL",
+    "GROQ_API_KEY",
+    "GROQ_BASE_URL",
+)
