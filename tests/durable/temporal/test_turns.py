@@ -7,13 +7,19 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from temporalio.client import Client
 
-from steadyflow import FunctionTool, LlmAgent
+from steadyflow import FunctionTool, LlmAgent, LlmCallsLimitExceededError, RetryConfig, RunConfig
 from steadyflow.durable.temporal import TemporalRunner, TemporalSettings
+from steadyflow.errors import ConfigurationError, InvocationFailedError
+from steadyflow.retry import CircuitBreaker
 from steadyflow.sessions.invocations import InvocationStatus
-from steadyflow.testing import ScriptedLlm, call
+from steadyflow.testing import ScriptedLlm, call, http_error
 from tests.durable.temporal.conftest import APP, Worker
 
 pytestmark = [pytest.mark.temporal, pytest.mark.postgres]
+
+
+def lookup(order: str) -> dict[str, str]:
+    return {"ok": order}
 
 
 @pytest.fixture
@@ -96,3 +102,74 @@ async def test_a_tool_turn_runs_the_tool_once_and_answers(
         app_name=APP, user_id="u", session_id=session.id
     )
     assert stored is not None and [e.id for e in stored.events][1:] == [e.id for e in events]
+
+
+async def test_a_transient_error_is_retried_by_steadyflow_inside_the_activity(
+    postgres_url: str, runners: Callable[[LlmAgent], TemporalRunner], worker: Worker
+) -> None:
+    model = ScriptedLlm([http_error(503), "fine now"])
+    agent = LlmAgent(name="helper", model=model)
+    runner = runners(agent)
+    session = await runner.create_session(user_id="u")
+    config = RunConfig(retry_config=RetryConfig(max_attempts=2, initial_backoff=0.0))
+    async with worker(agent, postgres_url):
+        events = [
+            e
+            async for e in runner.run_async(
+                user_id="u", session_id=session.id, new_message="hi", run_config=config
+            )
+        ]
+    assert [e.text for e in events] == ["fine now"]
+    (record,) = await runner.session_service.list_invocations(
+        app_name=APP, user_id="u", session_id=session.id
+    )
+    assert record.llm_calls == 2 and model.calls == 2
+    assert record.trace is not None and len(record.trace.steps[0].attempts) == 2
+
+
+async def test_a_provider_error_fails_the_invocation_and_temporal_never_retries_it(
+    postgres_url: str, runners: Callable[[LlmAgent], TemporalRunner], worker: Worker
+) -> None:
+    model = ScriptedLlm([http_error(400, "bad request"), "never"])
+    agent = LlmAgent(name="helper", model=model)
+    runner = runners(agent)
+    session = await runner.create_session(user_id="u")
+    async with worker(agent, postgres_url):
+        with pytest.raises(InvocationFailedError) as raised:
+            async for _ in runner.run_async(user_id="u", session_id=session.id, new_message="hi"):
+                pass
+    assert raised.value.error_type == "ModelHTTPError"
+    assert model.calls == 1  # one attempt: no second retry layer
+    (record,) = await runner.session_service.list_invocations(
+        app_name=APP, user_id="u", session_id=session.id
+    )
+    assert (record.status, record.error_type) == (InvocationStatus.FAILED, "ModelHTTPError")
+
+
+async def test_the_call_budget_is_raised_as_itself(
+    postgres_url: str, runners: Callable[[LlmAgent], TemporalRunner], worker: Worker
+) -> None:
+    model = ScriptedLlm([call("lookup", {"order": "A1"}), "never"])
+    agent = LlmAgent(name="helper", model=model, tools=[FunctionTool(lookup)])
+    runner = runners(agent)
+    session = await runner.create_session(user_id="u")
+    async with worker(agent, postgres_url):
+        with pytest.raises(LlmCallsLimitExceededError) as raised:
+            async for _ in runner.run_async(
+                user_id="u",
+                session_id=session.id,
+                new_message="hi",
+                run_config=RunConfig(max_llm_calls=1),
+            ):
+                pass
+    assert raised.value.limit == 1 and model.calls == 1
+
+
+async def test_a_shared_retry_object_is_refused_by_the_runner(
+    runners: Callable[[LlmAgent], TemporalRunner],
+) -> None:
+    runner = runners(LlmAgent(name="helper", model=ScriptedLlm([])))
+    session = await runner.create_session(user_id="u")
+    config = RunConfig(retry_config=RetryConfig(circuit_breaker=CircuitBreaker()))
+    with pytest.raises(ConfigurationError, match="circuit_breaker"):
+        await runner.start(user_id="u", session_id=session.id, new_message="hi", run_config=config)

@@ -224,7 +224,9 @@ class SteadyflowActivities:
             session=session,
             service=self.service,
             invocation_id=given.invocation_id,
-            run_config=run_config_for(self.run_config, given.max_llm_calls, given.stream),
+            run_config=run_config_for(
+                self.run_config, given.max_llm_calls, given.stream, given.retry
+            ),
             budget=budget,
             plugins=self.plugins,
             started_at=given.started_at,

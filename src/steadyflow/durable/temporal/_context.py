@@ -27,6 +27,7 @@ from ...plugins import PluginManager
 from ...run_config import RunConfig, StreamingMode
 from ...sessions.base import BaseSessionService, Session
 from ...trace_record._recorder import InvocationRecorder
+from ._retry_wire import retry_from_wire
 
 __all__ = ["HeartbeatBudget", "activity_error", "build_context", "heartbeating", "load_session"]
 
@@ -94,12 +95,13 @@ def build_context(
     return ctx.for_agent(agent)
 
 
-def run_config_for(base: RunConfig, max_llm_calls: int, stream: bool) -> RunConfig:
-    """The worker's run config (its retry policy) with the invocation's budget and streaming."""
+def run_config_for(
+    base: RunConfig, max_llm_calls: int, stream: bool, retry: dict[str, Any] | None
+) -> RunConfig:
+    """The invocation's run config: its budget, streaming and retry settings over the worker's."""
     mode = StreamingMode.SSE if stream else StreamingMode.NONE
-    return RunConfig(
-        max_llm_calls=max_llm_calls, streaming_mode=mode, retry_config=base.retry_config
-    )
+    retry_config = retry_from_wire(base.retry_config, retry)
+    return RunConfig(max_llm_calls=max_llm_calls, streaming_mode=mode, retry_config=retry_config)
 
 
 @contextlib.asynccontextmanager

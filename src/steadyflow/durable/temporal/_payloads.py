@@ -52,6 +52,7 @@ class InvocationInput(_Payload):
     max_llm_calls: int = 500
     stream: bool = False
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    retry: dict[str, Any] | None = None
 
     def key(self) -> dict[str, str]:
         """The four ids every activity needs, for its own input."""
@@ -108,6 +109,7 @@ class StepInput(_Keyed):
     stream: bool = False
     step: int
     started_at: float = 0.0
+    retry: dict[str, Any] | None = None
 
 
 class StepResult(_Payload):

@@ -37,6 +37,7 @@ from ...runner import Runner
 from ...sessions.base import BaseSessionService
 from ...types import Content
 from ._payloads import InvocationInput, InvocationResult
+from ._retry_wire import retry_to_wire
 from ._settings import TemporalSettings
 from ._workflow import WORKFLOW_NAME, details_of
 
@@ -47,11 +48,7 @@ def _checked(run_config: RunConfig | None) -> RunConfig:
     run_config = run_config or RunConfig()
     if run_config.streaming_mode is StreamingMode.BIDI:
         raise ConfigurationError("StreamingMode.BIDI (live) does not run on Temporal")
-    if run_config.retry_config != RunConfig().retry_config:
-        raise ConfigurationError(
-            "in Temporal mode the retry policy is the worker's: pass "
-            "run_config=RunConfig(retry_config=...) to create_worker, not to the runner"
-        )
+    retry_to_wire(run_config.retry_config)  # refuses the worker's shared parts
     return run_config
 
 
@@ -94,6 +91,7 @@ class TemporalRunner(Runner):
             max_llm_calls=run_config.max_llm_calls,
             stream=run_config.streaming_mode is StreamingMode.SSE,
             timeouts=self.settings.timeouts(),
+            retry=retry_to_wire(run_config.retry_config),
             **more,
         )
 

@@ -186,6 +186,7 @@ class InvocationWorkflow:
             stream=given.stream,
             step=loop.step,
             started_at=self._started_at(),
+            retry=given.retry,
         )
         result = await self._activity(
             "steadyflow.model_call", step, StepResult, given.timeouts.model_call_timeout
