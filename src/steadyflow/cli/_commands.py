@@ -316,6 +316,22 @@ AllowSharedState = Annotated[
 ]
 
 
+TemporalAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--temporal-address",
+        metavar="HOST:PORT",
+        help="The Temporal frontend to run invocations on (a fleet of steadyflow workers).",
+        envvar="STEADYFLOW_TEMPORAL_ADDRESS",
+        show_default=False,
+    ),
+]
+TaskQueue = Annotated[
+    str, typer.Option("--task-queue", help="The Temporal task queue of the fleet.")
+]
+Namespace = Annotated[str, typer.Option("--namespace", help="The Temporal namespace.")]
+
+
 @app.command(short_help="The HTTP API and trace viewer for AGENT.")
 def serve(
     agent: AgentSpec,
@@ -364,6 +380,9 @@ def serve(
             "whose owner is gone (by default they resume in the background).",
         ),
     ] = False,
+    temporal_address: TemporalAddress = None,
+    task_queue: TaskQueue = "steadyflow",
+    namespace: Namespace = "default",
 ) -> None:
     """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /."""
     from ._serve import ServeOptions, serve_command
@@ -390,24 +409,11 @@ def serve(
             emulator_faults=tuple(emulator_fault or ()),
             check=not no_check,
             resume_expired=not no_resume_expired,
+            temporal_address=temporal_address,
+            task_queue=task_queue,
+            namespace=namespace,
         )
     )
-
-
-TemporalAddress = Annotated[
-    str | None,
-    typer.Option(
-        "--temporal-address",
-        metavar="HOST:PORT",
-        help="The Temporal frontend to run invocations on (a fleet of steadyflow workers).",
-        envvar="STEADYFLOW_TEMPORAL_ADDRESS",
-        show_default=False,
-    ),
-]
-TaskQueue = Annotated[
-    str, typer.Option("--task-queue", help="The Temporal task queue of the fleet.")
-]
-Namespace = Annotated[str, typer.Option("--namespace", help="The Temporal namespace.")]
 
 
 @app.command()

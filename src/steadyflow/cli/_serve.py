@@ -58,6 +58,9 @@ class ServeOptions:
     emulator_faults: tuple[str, ...] = ()
     check: bool = True
     resume_expired: bool = True
+    temporal_address: str | None = None
+    task_queue: str = "steadyflow"
+    namespace: str = "default"
 
 
 def _flag_error(error: ValueError) -> CliError:
@@ -121,4 +124,7 @@ def _load_and_serve(options: ServeOptions, limits: ServerLimits) -> None:
             allow_shared_state=options.allow_shared_state,
         ),
         resume_expired=options.resume_expired,
+        temporal_address=options.temporal_address,
+        task_queue=options.task_queue,
+        namespace=options.namespace,
     )

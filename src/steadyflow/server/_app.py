@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -30,6 +31,9 @@ from ._requests import RequestLog
 from ._routes import Api
 from ._schemas import ID_PATTERN, is_valid_id
 from ._turns import TurnRegistry, WriteThroughService
+
+if TYPE_CHECKING:
+    from ..durable.temporal import TemporalFleet
 
 __all__ = ["create_app"]
 
@@ -132,6 +136,7 @@ def create_app(
     operator_token: str | None = None,
     allow_shared_state: bool = False,
     resume_expired: bool = False,
+    temporal: TemporalFleet | None = None,
 ) -> Starlette:
     """The ASGI app serving ``agent``: the HTTP API, ``/openapi.json`` and the viewer at ``/``.
 
@@ -156,6 +161,10 @@ def create_app(
             invocation of the app whose lease expired or whose owner is gone
             (``steadyflow.durable.resume_expired``, each one logged); the
             server answers meanwhile. ``app.state.resume_sweep`` is that task.
+        temporal: run each turn as a workflow on this Temporal fleet instead
+            of in this process (``steadyflow.durable.temporal``); its workers
+            finish lost invocations themselves, so there is no start-up sweep,
+            and the viewer's recorded requests stay in the workers.
 
     Returns:
         A Starlette application; run it with uvicorn. ``app.state.turns`` is
@@ -170,13 +179,20 @@ def create_app(
     name = _checked_name(app_name or agent.name)
     turns = TurnRegistry()
     requests = RequestLog()
-    runner = Runner(
-        app_name=name,
-        agent=agent,
-        session_service=WriteThroughService(session_service),
-        plugins=[requests],
-        max_response_bytes=limits.max_response_bytes,
-    )
+    runner: Runner
+    if temporal is None:
+        runner = Runner(
+            app_name=name,
+            agent=agent,
+            session_service=WriteThroughService(session_service),
+            plugins=[requests],
+            max_response_bytes=limits.max_response_bytes,
+        )
+    else:
+        resume_expired = False  # the fleet's workers finish lost invocations
+        runner = temporal.runner(
+            app_name=name, agent=agent, session_service=WriteThroughService(session_service)
+        )
     spec = openapi_spec(name, limits, auth=auth_token is not None)
     operator = TokenDigest(operator_token) if operator_token is not None else None
     api = Api(

@@ -107,6 +107,9 @@ async def serve_async(
     access: Access | None = None,
     resume_expired: bool = True,
     show_banner: bool = True,
+    temporal_address: str | None = None,
+    task_queue: str = "steadyflow",
+    namespace: str = "default",
 ) -> None:
     """Serve ``agent`` on ``host:port`` until the process is told to stop.
 
@@ -125,8 +128,19 @@ async def serve_async(
             expired or whose owner is gone, in the background (each one
             logged); the server answers from the start. False turns it off.
         show_banner: print the banner (see the module docstring) on stdout.
+        temporal_address: ``HOST:PORT`` of a Temporal frontend: turns start
+            workflows on ``task_queue`` (in ``namespace``) for a fleet of
+            ``steadyflow worker`` processes instead of running here.
+        task_queue: the fleet's Temporal task queue.
+        namespace: the fleet's Temporal namespace.
     """
     access = access or Access()
+    fleet = None
+    if temporal_address is not None:
+        from ..durable.temporal import TemporalFleet, TemporalSettings, connect
+
+        settings = TemporalSettings(task_queue=task_queue, namespace=namespace)
+        fleet = TemporalFleet(await connect(temporal_address, namespace=namespace), settings)
     store = open_session_service(session_url)
     hosts = [*access.allowed_hosts, *([] if host in _WILDCARDS else [host])]
     app = create_app(
@@ -140,6 +154,7 @@ async def serve_async(
         operator_token=access.operator_token,
         allow_shared_state=access.allow_shared_state,
         resume_expired=resume_expired,
+        temporal=fleet,
     )
     if host in _WILDCARDS and not access.allowed_hosts:
         logger.warning(
@@ -176,6 +191,9 @@ def serve(
     access: Access | None = None,
     resume_expired: bool = True,
     show_banner: bool = True,
+    temporal_address: str | None = None,
+    task_queue: str = "steadyflow",
+    namespace: str = "default",
 ) -> None:
     """Blocking twin of ``serve_async``, for scripts and the command line."""
     asyncio.run(
@@ -191,5 +209,8 @@ def serve(
             access=access,
             resume_expired=resume_expired,
             show_banner=show_banner,
+            temporal_address=temporal_address,
+            task_queue=task_queue,
+            namespace=namespace,
         )
     )

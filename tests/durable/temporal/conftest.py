@@ -43,12 +43,16 @@ def worker(temporal_client: Client, settings: TemporalSettings) -> Worker:
 
     @asynccontextmanager
     async def running(
-        agent: BaseAgent, url: str, run_config: RunConfig | None = None, **options: Any
+        agent: BaseAgent,
+        url: str,
+        run_config: RunConfig | None = None,
+        app_name: str = APP,
+        **options: Any,
     ) -> AsyncIterator[None]:
         service = open_session_service(url)
         built = create_worker(
             temporal_client,
-            app_name=APP,
+            app_name=app_name,
             agent=agent,
             session_service=service,
             run_config=run_config,

@@ -25,7 +25,7 @@ if importlib.util.find_spec("temporalio") is None:  # pragma: no cover - depends
     )
 
 from ._activities import ACTIVITY_NAMES, SteadyflowActivities
-from ._runner import TemporalRunner
+from ._runner import TemporalFleet, TemporalRunner
 from ._settings import DEFAULT_TASK_QUEUE, TemporalSettings, TimeoutSettings
 from ._worker import connect, create_worker
 from ._workflow import WORKFLOW_NAME, InvocationWorkflow
@@ -36,6 +36,7 @@ __all__ = [
     "WORKFLOW_NAME",
     "InvocationWorkflow",
     "SteadyflowActivities",
+    "TemporalFleet",
     "TemporalRunner",
     "TemporalSettings",
     "TimeoutSettings",

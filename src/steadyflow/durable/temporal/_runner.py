@@ -16,6 +16,7 @@ never yielded twice.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
@@ -41,7 +42,7 @@ from ._retry_wire import retry_to_wire
 from ._settings import TemporalSettings
 from ._workflow import WORKFLOW_NAME, details_of
 
-__all__ = ["TemporalRunner"]
+__all__ = ["TemporalFleet", "TemporalRunner"]
 
 
 def _checked(run_config: RunConfig | None) -> RunConfig:
@@ -218,3 +219,28 @@ def _error_of(invocation_id: str, failure: WorkflowFailureError) -> Exception:
     if cause.type == "LlmCallsLimitExceededError" and isinstance(limit, int):
         return LlmCallsLimitExceededError(limit)
     return InvocationFailedError(invocation_id, cause.type or "ApplicationError", cause.message)
+
+
+@dataclass(frozen=True)
+class TemporalFleet:
+    """Where a server's turns run instead of in-process: a Temporal client and the settings.
+
+    ``steadyflow.server.create_app(..., temporal=TemporalFleet(client, settings))``
+    (``steadyflow serve --temporal-address``) starts each turn as a workflow
+    on ``settings.task_queue``; the fleet's workers run it.
+    """
+
+    client: Client
+    settings: TemporalSettings
+
+    def runner(
+        self, *, app_name: str, agent: BaseAgent, session_service: BaseSessionService
+    ) -> TemporalRunner:
+        """A ``TemporalRunner`` for this fleet."""
+        return TemporalRunner(
+            app_name=app_name,
+            agent=agent,
+            session_service=session_service,
+            client=self.client,
+            settings=self.settings,
+        )
