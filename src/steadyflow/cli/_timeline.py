@@ -82,7 +82,8 @@ def _tool_row(tool: ToolTrace) -> _Row:
     if tool.short_circuit:
         detail = f"answered by {tool.short_circuit}"
     seconds = None if tool.end is None else tool.end - tool.start
-    return _Row(f"  tool {tool.name}", tool.start, seconds, "tool", detail)
+    where = f" ({tool.server})" if tool.server else ""
+    return _Row(f"  tool {tool.name}{where}", tool.start, seconds, "tool", detail)
 
 
 def _step_rows(step: StepTrace) -> list[_Row]:

@@ -29,6 +29,7 @@ from ..context import InvocationContext
 from ..errors import NothingToResumeError
 from ..events import Event
 from ..flows._functions import execute_function_calls
+from ..flows.processors._tools import ask_toolsets
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from ..types import Content, FunctionCall
@@ -203,6 +204,8 @@ async def resumed_events(
     if point.pending_calls and isinstance(agent, LlmAgent):
         # pyright does not match LlmAgent's cached_property to FlowAgent's property.
         tools = agent.flow.tools_for(agent)  # pyright: ignore[reportArgumentType]
+        if agent.toolsets:  # no model step ran yet: ask the toolsets for their tools
+            await ask_toolsets(agent, ctx)  # pyright: ignore[reportArgumentType]
         event = await execute_function_calls(agent, ctx, point.pending_calls, tools)  # pyright: ignore[reportArgumentType]
         if event is None:
             return

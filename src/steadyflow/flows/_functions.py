@@ -159,15 +159,16 @@ async def _call_one(batch: _Batch, call: FunctionCall) -> _Answer:
     """One call inside its ``execute_tool`` span and trace record."""
     ctx, journal = batch.ctx, batch.ctx.journal
     confirmation = None
+    tool = batch.tools.get(call.name)
     if journal is not None:  # a resumed invocation: this call may have its outcome already
-        tool = batch.tools.get(call.name)
         known = journal.known(call, idempotent=tool is not None and tool.is_idempotent)
         if known is not None:
             answer = Part.from_function_response(call.name, known.response, id=call.id)
             delta = known.state_delta
             return _Answer(answer, EventActions(state_delta=delta) if delta else None)
         confirmation = journal.confirmation(call)
-    with ctx.trace.tool_call(batch.step, call.name, call.id, ctx.agent_span) as scope:
+    server = tool.server_name if tool is not None else None
+    with ctx.trace.tool_call(batch.step, call.name, call.id, ctx.agent_span, server) as scope:
         scope.content(telemetry.ATTR_TOOL_CALL_ARGUMENTS, call.args)
         tool_context = ToolContext(
             ctx, function_call_id=call.id, batch_state=batch.state, tool_confirmation=confirmation

@@ -24,10 +24,13 @@ class BaseTool(ABC):
             no side effects), so a resumed invocation may run again a call
             that was in flight when its process died. False: such a call is
             not run again; the model is told its outcome is unknown.
+        server_name: the server that provides the tool (an MCP toolset's
+            name for its server), None for a local tool; traces record it.
     """
 
     is_long_running: bool = False
     is_idempotent: bool = False
+    server_name: str | None = None
 
     def __init__(self, *, name: str, description: str = "") -> None:
         if not name.isidentifier():

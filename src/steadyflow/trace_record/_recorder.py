@@ -130,10 +130,15 @@ class InvocationRecorder:
         )
 
     def tool_call(
-        self, step: StepTrace | None, name: str, call_id: str | None, parent: Span | None
+        self,
+        step: StepTrace | None,
+        name: str,
+        call_id: str | None,
+        parent: Span | None,
+        server: str | None = None,
     ) -> ToolCallScope:
         """A scope around one tool call: its span (current inside) and its record."""
-        record = ToolTrace(name, call_id, self.now())
+        record = ToolTrace(name, call_id, self.now(), server=server)
         if step is not None:
             step.tools.append(record)
         return ToolCallScope(self, record, telemetry.start_tool_span(name, call_id, parent=parent))

@@ -112,6 +112,8 @@ class ToolTrace:
         short_circuit: ``before_tool_callback`` when a callback answered
             instead of the tool; ``confirmation`` when the call paused for a
             person's confirmation, ``declined`` when the person declined it.
+        server: the server that provides the tool (an MCP server's name),
+            None for a local tool.
     """
 
     name: str
@@ -121,6 +123,7 @@ class ToolTrace:
     status: Status = "running"
     error_type: str | None = None
     short_circuit: str | None = None
+    server: str | None = None
 
     def __init__(
         self,
@@ -132,9 +135,11 @@ class ToolTrace:
         status: Status = "running",
         error_type: str | None = None,
         short_circuit: str | None = None,
+        server: str | None = None,
     ) -> None:
         self.name, self.call_id, self.start, self.end = name, call_id, start, end
         self.status, self.error_type, self.short_circuit = status, error_type, short_circuit
+        self.server = server
 
 
 @dataclass(slots=True, init=False)

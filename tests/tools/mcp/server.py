@@ -41,6 +41,12 @@ def delete_everything() -> str:
     return "deleted"
 
 
+@server.tool(annotations=ToolAnnotations(destructive_hint=False))
+def add_note(text: str) -> str:
+    """Add a note (additive: it never destroys)."""
+    return f"noted: {text}"
+
+
 @server.tool()
 def pid() -> int:
     """The server's process id."""

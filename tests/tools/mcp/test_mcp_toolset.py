@@ -211,7 +211,10 @@ async def test_annotations_make_tools_idempotent_or_destructive(stdio_toolset):
         await toolset.close()
     assert [n for n, t in tools.items() if t.idempotent] == ["add", "get_weather"]
     assert [n for n, t in tools.items() if t.is_idempotent] == ["add", "get_weather"]  # resume
-    assert [n for n, t in tools.items() if t.destructive] == ["delete_everything"]
+    # Per the MCP spec destructiveHint defaults to true: only read-only tools and those
+    # saying destructiveHint: false are not destructive (unannotated ones are).
+    assert {n for n, t in tools.items() if not t.destructive} == {"add", "add_note"}
+    assert tools["delete_everything"].destructive and tools["pid"].destructive
 
 
 async def test_runner_close_stops_the_stdio_server(stdio_toolset):

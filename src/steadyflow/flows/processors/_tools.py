@@ -20,7 +20,7 @@ from ._base import RequestProcessor
 if TYPE_CHECKING:
     from .._agent import FlowAgent
 
-__all__ = ["ToolsProcessor"]
+__all__ = ["ToolsProcessor", "ask_toolsets"]
 
 logger = logging.getLogger("steadyflow.tools")
 
@@ -45,6 +45,17 @@ async def _toolset_tools(
     return found
 
 
+async def ask_toolsets(agent: FlowAgent, ctx: InvocationContext) -> dict[str, BaseTool]:
+    """Ask ``agent``'s toolsets for this step's tools and keep them for tool dispatch.
+
+    Also used when an invocation continues with tool calls before any model
+    step (a resume, a confirmation answer): their tools must be known then.
+    """
+    from_toolsets = await _toolset_tools(agent, ctx, set(agent.flow.tools_for(agent)))
+    ctx.toolset_tools[agent.name] = from_toolsets
+    return from_toolsets
+
+
 class ToolsProcessor(RequestProcessor):
     """Declares the step's tools (the agent's, its toolsets', plus any the flow adds)."""
 
@@ -54,9 +65,7 @@ class ToolsProcessor(RequestProcessor):
         """Append one function declaration per tool."""
         tools = dict(agent.flow.tools_for(agent))
         if agent.toolsets:
-            from_toolsets = await _toolset_tools(agent, ctx, set(tools))
-            ctx.toolset_tools[agent.name] = from_toolsets
-            tools.update(from_toolsets)
+            tools.update(await ask_toolsets(agent, ctx))
         if tools:
             request.append_tools([tool.declaration() for tool in tools.values()])
         return request

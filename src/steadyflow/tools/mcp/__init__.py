@@ -9,6 +9,6 @@ except ImportError as error:  # pragma: no cover - depends on the install
     raise ImportError("MCP toolsets need the mcp SDK: pip install 'steadyflow[mcp]'") from error
 
 from ._tool import McpTool, result_to_response
-from ._toolset import McpToolset
+from ._toolset import McpConfirmation, McpToolset
 
-__all__ = ["McpTool", "McpToolset", "result_to_response"]
+__all__ = ["McpConfirmation", "McpTool", "McpToolset", "result_to_response"]

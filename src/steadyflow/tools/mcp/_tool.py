@@ -21,6 +21,7 @@ A result with ``isError`` raises ``ToolResponseError`` whose response is
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -82,9 +83,28 @@ class McpTool(BaseTool):
 
     @property
     def destructive(self) -> bool:
-        """True when the server marks the tool ``destructiveHint`` (and not read-only)."""
+        """Whether the tool may destroy, per the MCP spec's defaults for its annotations.
+
+        ``readOnlyHint`` defaults to false and ``destructiveHint`` to true, so
+        a tool is destructive unless it is read-only or says
+        ``destructiveHint: false``; a tool without annotations is destructive.
+        """
         hints = self.mcp_tool.annotations
-        return hints is not None and not hints.read_only_hint and hints.destructive_hint is True
+        if hints is None:
+            return True
+        return not hints.read_only_hint and hints.destructive_hint is not False
+
+    async def needs_confirmation(self, *, args: dict[str, Any], tool_context: ToolContext) -> bool:
+        """The toolset's ``require_confirmation`` for this call."""
+        rule = self._toolset.require_confirmation
+        if isinstance(rule, bool):
+            return rule
+        if rule == "destructive":
+            return self.destructive
+        verdict = rule(self.mcp_tool, args, tool_context)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+        return bool(verdict)
 
     def declaration(self) -> FunctionDeclaration:
         """The tool's name, description and ``inputSchema``."""

@@ -7,6 +7,14 @@ server sends ``notifications/tools/list_changed`` or the session is
 reopened. A session that drops during a call makes that call an error
 response; the next call (or step) opens a new one.
 
+Confirmation (``require_confirmation=``): ``True`` pauses every call for a
+person's yes or no, ``"destructive"`` the calls of tools the server marks
+destructive, and a predicate ``(tool, args, tool_context) -> bool`` (sync or
+async, ``tool`` the server's ``mcp.types.Tool``) decides per call. Per the
+MCP spec a tool is destructive unless it says ``readOnlyHint: true`` or
+``destructiveHint: false`` (``destructiveHint`` defaults to true), so a
+tool with no annotations counts as destructive.
+
 Errors never end the turn: an unreachable server lists no tools for the
 step (with a warning), and a failed call (``isError``, a protocol error, a
 timeout, a dropped connection) raises ``ToolResponseError``, whose response
@@ -21,7 +29,14 @@ import contextlib
 import logging
 import re
 import sys
-from collections.abc import AsyncGenerator, Callable, Collection, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Collection,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO, cast
 
@@ -38,19 +53,25 @@ from mcp.types import (
     Tool,
 )
 
-from ...context import ReadonlyContext
+from ...context import ReadonlyContext, ToolContext
 from ...errors import ConfigurationError, ToolResponseError
 from ..base_tool import BaseTool
 from ..base_toolset import BaseToolset
 from ._connection import McpConnection, OpenTransport
 from ._tool import McpTool
 
-__all__ = ["McpToolset"]
+__all__ = ["McpConfirmation", "McpToolset"]
 
 logger = logging.getLogger("steadyflow.tools.mcp")
 
 Transport = Literal["stdio", "streamable-http", "sse"]
 ToolFilter = Collection[str] | Callable[[Tool], bool]
+McpConfirmation = (
+    bool
+    | Literal["destructive"]
+    | Callable[[Tool, dict[str, Any], ToolContext], bool | Awaitable[bool]]
+)
+"""``McpToolset(require_confirmation=...)``: always, never, destructive tools, or a predicate."""
 
 
 @dataclass
@@ -82,6 +103,9 @@ class McpToolset(BaseToolset):
             the server and the model reads a timeout error.
         name: the server's name in errors, logs and traces (default: the
             command or the URL).
+        require_confirmation: which calls wait for a person's confirmation
+            (see the module docstring): ``False`` (default), ``True``,
+            ``"destructive"`` or a predicate ``(tool, args, tool_context)``.
     """
 
     def __init__(
@@ -97,6 +121,7 @@ class McpToolset(BaseToolset):
         tool_name_prefix: str = "",
         timeout: float | None = None,
         name: str | None = None,
+        require_confirmation: McpConfirmation = False,
     ) -> None:
         if (command is None) == (url is None):
             raise ConfigurationError("McpToolset needs exactly one of command= (stdio) or url=")
@@ -108,6 +133,16 @@ class McpToolset(BaseToolset):
             )
         if command is not None and not command:
             raise ConfigurationError("McpToolset command= must name a program")
+        if not (
+            isinstance(require_confirmation, bool)
+            or require_confirmation == "destructive"
+            or callable(require_confirmation)
+        ):
+            raise ConfigurationError(
+                "McpToolset require_confirmation must be a bool, 'destructive' or a callable "
+                f"(tool, args, tool_context) -> bool, got {require_confirmation!r}"
+            )
+        self.require_confirmation: McpConfirmation = require_confirmation
         if timeout is not None and timeout <= 0:
             raise ConfigurationError(f"McpToolset timeout must be positive, got {timeout!r}")
         self._command = list(command) if command is not None else None

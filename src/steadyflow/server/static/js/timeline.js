@@ -129,7 +129,7 @@ function toolRow(tool, scale, span) {
   const end = tool.end ?? span;
   const words = [tool.status, tool.error_type, tool.short_circuit ? `by ${tool.short_circuit}` : null, seconds(end - tool.start)];
   const text = words.filter(Boolean).join(" · ");
-  return h("div", { class: "row tool-row" }, h("div", { class: "label" }, `tool ${tool.name}`), h("div", { class: "lane" }, bar(`tool ${tool.status}`, tool.start, end, scale, text), label(text, tool.start, end, span, scale)));
+  return h("div", { class: "row tool-row" }, h("div", { class: "label" }, tool.server ? `tool ${tool.name} · ${tool.server}` : `tool ${tool.name}`), h("div", { class: "lane" }, bar(`tool ${tool.status}`, tool.start, end, scale, text), label(text, tool.start, end, span, scale)));
 }
 
 function requestDetails(requestPath) {
