@@ -338,7 +338,12 @@ def serve(
     host: Annotated[
         str, typer.Option(help="Interface to bind (0.0.0.0: every one).")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free one).")] = 8000,
+    port: Annotated[
+        int,
+        typer.Option(
+            min=0, max=65535, help="TCP port (0: any free one).", envvar="STEADYFLOW_PORT"
+        ),
+    ] = 8000,
     session_db: SessionDb = DEFAULT_SESSION_URL,
     auth_token: Annotated[
         str | None,
