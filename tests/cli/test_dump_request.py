@@ -20,7 +20,7 @@ def test_the_request_holds_the_stored_conversation_tools_and_model(cli, db, agen
     assert request["model"] == "scripted-model"
     assert [t["name"] for t in request["config"]["tools"]] == ["lookup_order"]
     kinds = [
-        next(k for k in ("text", "function_call", "function_response") if part[k] is not None)
+        next(k for k in ("text", "function_call", "function_response") if part.get(k) is not None)
         for content in request["contents"]
         for part in content["parts"]
     ]
@@ -61,3 +61,20 @@ def test_an_unknown_model_is_one_line_exit_2(cli, db, agent_file) -> None:
         cli, "dump-request", path, "--session", session_id, "--model", "zzz", "--session-db", db
     )
     assert_one_line_error(result, "unknown model 'zzz'")
+
+
+def nulls(value, path="") -> list[str]:
+    if value is None:
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in nulls(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in nulls(v, f"{path}[{i}]")]
+    return []
+
+
+def test_the_request_leaves_out_null_fields(cli, db, agent_file) -> None:
+    path, session_id = stored_session(cli, db, agent_file)
+    result = invoke(cli, "dump-request", path, "--session", session_id, "--session-db", db)
+    assert result.exit_code == 0, result.stderr
+    assert nulls(json.loads(result.stdout)) == []

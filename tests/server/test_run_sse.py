@@ -45,8 +45,8 @@ def shape(message: SseMessage) -> tuple[str, Any]:
         return (message.event, None)
     parts = message.data["content"]["parts"]
     part = parts[0]
-    what = part.get("text") or (part["function_call"] or part["function_response"])["name"]
-    return ("partial" if message.data["partial"] else "complete", what)
+    what = part.get("text") or (part.get("function_call") or part.get("function_response"))["name"]
+    return ("partial" if message.data.get("partial") else "complete", what)
 
 
 async def test_partials_then_the_complete_event_then_done(client: httpx.AsyncClient):
@@ -175,3 +175,24 @@ async def test_a_client_that_disconnects_cancels_its_turn(route: str):
     assert record.trace is not None and record.trace.status == "cancelled"
     assert followup.status_code == 200
     assert followup.json()["events"][0]["content"]["parts"][0]["text"] == "fresh answer"
+
+
+def nulls(value: Any, path: str = "") -> list[str]:
+    if value is None:
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in nulls(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in nulls(v, f"{path}[{i}]")]
+    return []
+
+
+async def test_sse_events_leave_out_null_fields():
+    steps = [call("lookup_order", {"order_id": "812"}), Stream(["Order 812 ", "has shipped."])]
+    async with served(*steps) as client:
+        session_id = await create_session(client)
+        body = run_body(session_id, "Where is 812?", streaming_mode="sse")
+        messages = await stream_turn(client, body)
+    events = [m.data for m in messages if m.event == "event"]
+    assert len(events) >= 4 and any(e.get("partial") for e in events)
+    assert [p for e in events for p in nulls(e)] == []

@@ -3,7 +3,7 @@
 When a model "forgot" something, look at what it was sent: this rebuilds
 the ``LlmRequest`` exactly as the next step would (the same request
 processors over the stored session, for the agent the next turn goes to)
-and prints it as JSON. ``--message`` adds a user message first, as the next
+and prints it as JSON (fields that are null are left out). ``--message`` adds a user message first, as the next
 turn would, without storing it. Before-model callbacks are not run (they
 may have side effects); they see this request and may still change it.
 """
@@ -64,7 +64,7 @@ async def dump_request(
                 request = await agent.flow.preprocess(agent, ctx)  # pyright: ignore[reportArgumentType]
         except ImportError as error:
             raise CliError(str(error)) from error
-    text = request.model_dump_json(indent=2)
+    text = request.model_dump_json(indent=2, exclude_none=True)
     console = make_console()
     if is_plain(console):
         sys.stdout.write(text + "\n")

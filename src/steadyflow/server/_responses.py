@@ -7,7 +7,7 @@ may be after the model has been paid for).
 
 The SSE stream, after HTTP 200::
 
-    event: event          one per runner event, partial or complete
+    event: event          one per runner event, partial or complete (null fields left out)
     data: {Event JSON}
 
     event: done           the turn ended normally (always last)
@@ -168,7 +168,7 @@ class SseTurnResponse(Response):
             nonlocal count, invocation_id
             count += 1
             invocation_id = invocation_id or event.invocation_id
-            await emit(sse_frame("event", event.model_dump_json()), True)
+            await emit(sse_frame("event", event.model_dump_json(exclude_none=True)), True)
 
         error = await self.turn.drive(forward)
         if error is None:

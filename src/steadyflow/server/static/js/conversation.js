@@ -37,6 +37,14 @@ function count(n, noun) {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
+// Why a turn failed, from its record (or its trace): the error's type and message.
+function failure(record, trace) {
+  const type = record?.error_type ?? trace?.error_type;
+  if (!type) return null;
+  const message = record?.error_message ?? trace?.error_message ?? "";
+  return `This turn failed: ${type}${message ? `: ${message}` : ""}`;
+}
+
 function byInvocation(events) {
   const groups = [];
   for (const event of events) {
@@ -57,6 +65,8 @@ function invocationBlock(group, record, user, sessionId) {
     : trace
     ? `${trace.status} · ${count(trace.steps.length, "step")} · ${count(trace.steps.reduce((n, step) => n + step.attempts.length, 0), "attempt")} · ${seconds(trace.duration)}`
     : record ? `${record.status} · no stored trace yet` : "no stored trace";
+  const why = failure(record, trace);
+  if (why) block.append(h("p", { class: "bubble error failure" }, why));
   block.append(
     h("footer", {}, h("span", {}, `invocation ${shortId(group.id)} · ${summary}`), trace ? h("a", { class: "timeline-link", href }, "timeline →") : null),
   );

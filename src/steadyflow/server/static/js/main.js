@@ -12,6 +12,7 @@ let app = null;
 
 async function route() {
   takeTokenFromLink();
+  view.replaceChildren(h("p", { class: "loading", role: "status" }, "Loading…"));
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   try {
     app ??= (await api.get("/apps")).apps[0];
