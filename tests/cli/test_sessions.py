@@ -18,7 +18,17 @@ def test_list_shows_each_session_with_app_user_and_event_count(cli, db, agent_fi
     listed = invoke(cli, "sessions", "list", "--session-db", db)
     assert listed.exit_code == 0
     header, row = listed.stdout.splitlines()
-    assert header.split() == ["session", "app", "user", "events", "updated"]
+    assert header.split() == [
+        "session",
+        "app",
+        "user",
+        "events",
+        "updated",
+        "last",
+        "turn",
+        "first",
+        "message",
+    ]
     assert row.split()[:4] == [session_id, "shop", "user", "2"]  # user, answer
 
 

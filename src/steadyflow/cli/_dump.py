@@ -3,8 +3,8 @@
 When a model "forgot" something, look at what it was sent: this rebuilds
 the ``LlmRequest`` exactly as the next step would (the same request
 processors over the stored session, for the agent the next turn goes to)
-and prints it as JSON (fields that are null are left out). ``--message`` adds a user message first, as the next
-turn would, without storing it. Before-model callbacks are not run (they
+and prints it as JSON, null fields left out. ``--message`` adds a user
+message first, as the next turn would, without storing it. Before-model callbacks are not run (they
 may have side effects); they see this request and may still change it.
 """
 

@@ -1,7 +1,8 @@
 """``steadyflow sessions list|show|delete``: what the session database holds.
 
 ``list`` shows every session (of one app or user when asked) with its
-event count and last update; ``show`` prints a session's transcript, with a
+event count, last update, the status of its last invocation and its first
+user message; ``show`` prints a session's transcript, with a
 one-line summary of each invocation's record after its events; ``delete`` removes one,
 asking first on a terminal (``--yes`` skips the question; without a terminal
 it is required).
@@ -55,15 +56,33 @@ async def list_sessions(url: str, app: str | None, user: str | None) -> None:
         if app is None and not hasattr(service, "engine"):
             raise CliError("this session store cannot be searched; pass --app")
         sessions = sorted(await _sessions_of(service, app, user), key=lambda s: s.last_update_time)
+        overviews = [await _overview(service, s) for s in sessions]
     if not sessions:
         console.print("no sessions" + (f" for app {escape(app)}" if app else ""))
         return
     table = Table(box=None if is_plain(console) else box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("session", "app", "user", "events", "updated"):
+    for column in ("session", "app", "user", "events", "updated", "last turn"):
         table.add_column(column, no_wrap=True, justify="right" if column == "events" else "left")
-    for s in sessions:
-        table.add_row(s.id, s.app_name, s.user_id, str(s.revision), _when(s.last_update_time))
+    table.add_column("first message")
+    for s, (status, first) in zip(sessions, overviews, strict=True):
+        when = _when(s.last_update_time)
+        table.add_row(s.id, s.app_name, s.user_id, str(s.revision), when, status, escape(first))
     console.print(table)
+
+
+async def _overview(service: BaseSessionService, listed: Session) -> tuple[str, str]:
+    """``(last invocation's status, first user message)`` of a listed session."""
+    session = await service.get_session(
+        app_name=listed.app_name, user_id=listed.user_id, session_id=listed.id
+    )
+    first = (
+        next((e.text for e in session.events if e.author == "user" and e.text), "")
+        if session
+        else ""
+    )
+    records = await session_records(service, listed)
+    status = records[-1].status.value if records else "-"
+    return status, shorten(first, 60) if first else "-"
 
 
 def _record_line(console: Console, record: InvocationRecord) -> None:

@@ -77,17 +77,26 @@ async def open_store(url: str) -> AsyncGenerator[BaseSessionService, None]:
         await service.close()
 
 
-async def _owners(service: BaseSessionService, session_id: str) -> list[tuple[str, str]]:
-    """``(app, user)`` pairs holding ``session_id`` (SQL stores only)."""
+async def _matches(service: BaseSessionService, session_id: str) -> list[tuple[str, str, str]]:
+    """``(id, app, user)`` of the sessions ``session_id`` names (SQL stores only).
+
+    The id itself when stored, else every id it is a prefix of (as the
+    viewer shows ids: ``892e05ed04a8…``; a trailing ellipsis is ignored).
+    """
     from sqlalchemy import text  # the SQL store is the only one that can be searched
 
     engine = getattr(service, "engine", None)
     if engine is None:
         return []
-    query = text("SELECT app_name, user_id FROM steadyflow_sessions WHERE id = :id")
+    columns = "SELECT id, app_name, user_id FROM steadyflow_sessions"
+    exact = text(f"{columns} WHERE id = :id")
+    prefix = text(f"{columns} WHERE id LIKE :prefix ESCAPE '!' ORDER BY id")
+    escaped = session_id.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
     async with engine.connect() as conn:
-        rows = (await conn.execute(query, {"id": session_id})).all()
-    return sorted((str(row[0]), str(row[1])) for row in rows)
+        rows = (await conn.execute(exact, {"id": session_id})).all()
+        if not rows:
+            rows = (await conn.execute(prefix, {"prefix": escaped})).all()
+    return sorted((str(row[0]), str(row[1]), str(row[2])) for row in rows)
 
 
 async def list_apps(service: BaseSessionService) -> list[str]:
@@ -105,26 +114,34 @@ async def list_apps(service: BaseSessionService) -> list[str]:
 async def find_session(
     service: BaseSessionService, url: str, session_id: str, app: str | None, user: str | None
 ) -> Session:
-    """Load ``session_id`` with its events, finding its app and user when not given.
+    """Load ``session_id`` (or the one session whose id it starts) with its events.
+
+    Its app and user are found when not given (SQL stores).
 
     Raises:
-        CliError: no such session, or the id is ambiguous without --app/--user.
+        CliError: no such session, a prefix of several ids, or an id held by
+            several apps or users without --app/--user.
     """
-    if app is not None and user is not None:
-        owners = [(app, user)]
-    else:
-        owners = [
-            (a, u)
-            for a, u in await _owners(service, session_id)
-            if (app is None or a == app) and (user is None or u == user)
-        ]
-    if len(owners) > 1:
-        listed = ", ".join(f"app {a} / user {u}" for a, u in owners)
+    session_id = session_id.strip().rstrip("…")
+    found = [
+        (i, a, u)
+        for i, a, u in await _matches(service, session_id)
+        if (app is None or a == app) and (user is None or u == user)
+    ]
+    if not found and app is not None and user is not None:
+        found = [(session_id, app, user)]  # a store that cannot be searched
+    ids = sorted({i for i, _, _ in found})
+    if len(ids) > 1:
+        shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+        raise CliError(f"{session_id!r} starts {len(ids)} session ids ({shown}); give more of it")
+    if len(found) > 1:
+        listed = ", ".join(f"app {a} / user {u}" for _, a, u in found)
         raise CliError(f"session {session_id!r} exists for {listed}; pass --app and --user")
     session = None
-    if owners:
+    if found:
+        full_id, owner_app, owner_user = found[0]
         session = await service.get_session(
-            app_name=owners[0][0], user_id=owners[0][1], session_id=session_id
+            app_name=owner_app, user_id=owner_user, session_id=full_id
         )
     if session is None:
         raise CliError(
