@@ -121,3 +121,14 @@ async def test_unknown_paths_answer_json_404(client: httpx.AsyncClient):
     response = await client.get("/nowhere")
     assert response.status_code == 404
     assert response.json()["error"]["message"] == "Not Found"
+
+
+async def test_listings_show_the_first_user_message_and_the_last_status(client):
+    session_id = await create_session(client)
+    await client.post("/run", json=run_body(session_id, "Where is order 812?"))
+    [listed] = (await client.get(f"/apps/{APP}/users/{USER}/sessions")).json()
+    assert listed["first_message"] == "Where is order 812?"
+    assert listed["last_status"] == "completed"
+    fresh = await create_session(client)
+    rows = {s["id"]: s for s in (await client.get(f"/apps/{APP}/users/{USER}/sessions")).json()}
+    assert "first_message" not in rows[fresh] and "last_status" not in rows[fresh]

@@ -128,6 +128,8 @@ async def test_sessions_conversation_timeline_and_a_streamed_chat(browser: Brows
 
         row = page.locator(f'tr[data-session="{session_id}"]')
         await expect(row).to_contain_text(USER)
+        await expect(row.locator("td.first-message")).to_have_text("Where is order 812?")
+        await expect(row.locator("td.status")).to_have_text("completed")
         await page.screenshot(path=ARTIFACTS / "viewer-sessions.png")
         await row.locator("a").click()
 

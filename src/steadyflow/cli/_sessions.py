@@ -21,6 +21,7 @@ from rich.table import Table
 
 from ..events import Event
 from ..sessions import BaseSessionService, InvocationRecord, Session
+from ..sessions._overview import overview
 from ._console import is_plain, make_console
 from ._errors import CliError
 from ._render import shorten
@@ -71,18 +72,8 @@ async def list_sessions(url: str, app: str | None, user: str | None) -> None:
 
 
 async def _overview(service: BaseSessionService, listed: Session) -> tuple[str, str]:
-    """``(last invocation's status, first user message)`` of a listed session."""
-    session = await service.get_session(
-        app_name=listed.app_name, user_id=listed.user_id, session_id=listed.id
-    )
-    first = (
-        next((e.text for e in session.events if e.author == "user" and e.text), "")
-        if session
-        else ""
-    )
-    records = await session_records(service, listed)
-    status = records[-1].status.value if records else "-"
-    return status, shorten(first, 60) if first else "-"
+    first, status = await overview(service, listed)
+    return status or "-", shorten(first, 60) if first else "-"
 
 
 def _record_line(console: Console, record: InvocationRecord) -> None:

@@ -26,6 +26,7 @@ from ..durable import check_answers, resumable
 from ..errors import ConfirmationError, NothingToResumeError, SessionError, SessionStoreError
 from ..run_config import StreamingMode
 from ..runner import Runner
+from ..sessions._overview import overview
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.state import APP_PREFIX, USER_PREFIX
 from ..types import Content
@@ -67,7 +68,7 @@ def _summary(session: Session) -> dict[str, object]:
         state=session.state,
         last_update_time=session.last_update_time,
         revision=session.revision,
-    ).model_dump(mode="json")
+    ).model_dump(mode="json", exclude_none=True)
 
 
 def _detail(session: Session) -> dict[str, object]:
@@ -126,6 +127,12 @@ class Api:
     def _user(self, request: Request) -> tuple[str, str]:
         return self._app(request), check_id("user", request.path_params["user"])
 
+    async def _listed(self, session: Session) -> dict[str, object]:
+        """A listing's row: the summary, the first user message, the last status."""
+        first, status = await overview(self.sessions, session)
+        extra = {"first_message": first, "last_status": status}
+        return {**_summary(session), **{k: v for k, v in extra.items() if v is not None}}
+
     async def list_all_sessions(self, request: Request) -> Response:
         """``GET /apps/{app}/sessions``: every user's sessions, oldest first (operator only)."""
         app = self._app(request)
@@ -137,13 +144,13 @@ class Api:
             )
             raise ApiError(403, "operator_token_required", message)
         found = await self.sessions.list_sessions(app_name=app)
-        return JSONResponse([_summary(s) for s in found])
+        return JSONResponse([await self._listed(s) for s in found])
 
     async def list_sessions(self, request: Request) -> Response:
         """``GET /apps/{app}/users/{user}/sessions``: one user's sessions."""
         app, user = self._user(request)
         found = await self.sessions.list_sessions(app_name=app, user_id=user)
-        return JSONResponse([_summary(s) for s in found])
+        return JSONResponse([await self._listed(s) for s in found])
 
     async def create_session(self, request: Request) -> Response:
         """``POST /apps/{app}/users/{user}/sessions``: 201, or 409 when the id is taken."""

@@ -167,6 +167,12 @@ class SessionSummary(BaseModel):
     state: dict[str, Any]
     last_update_time: float
     revision: int = Field(description="How many events the session holds.")
+    first_message: str | None = Field(
+        default=None, description="The first user message's text (in listings)."
+    )
+    last_status: str | None = Field(
+        default=None, description="The status of the session's last invocation (in listings)."
+    )
 
 
 class SessionDetail(SessionSummary):

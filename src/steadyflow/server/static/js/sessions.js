@@ -30,13 +30,15 @@ export async function renderSessions(view, app, user) {
       h("td", {}, s.user_id),
       h("td", { class: "num" }, s.revision),
       h("td", {}, wallTime(s.last_update_time)),
+      h("td", { class: `status ${s.last_status ?? ""}` }, s.last_status ?? "–"),
+      h("td", { class: "first-message" }, s.first_message ?? "–"),
     ),
   );
   const table = sessions.length
     ? h(
         "table",
         { class: "sessions" },
-        h("thead", {}, h("tr", {}, h("th", {}, "session"), h("th", {}, "user"), h("th", { class: "num" }, "events"), h("th", {}, "last update"))),
+        h("thead", {}, h("tr", {}, h("th", {}, "session"), h("th", {}, "user"), h("th", { class: "num" }, "events"), h("th", {}, "last update"), h("th", {}, "last turn"), h("th", {}, "first message"))),
         h("tbody", {}, rows),
       )
     : h("p", { class: "empty" }, "No sessions yet: start one below, or through the API.");
