@@ -16,9 +16,7 @@ is bookkeeping, not conversation: ``session.events`` never holds it. Closing
 it is conditional on the record's own revision, not the session's, so a
 finished turn keeps its trace whatever other writers appended meanwhile.
 
-A message that answers confirmation requests (``confirmation_answer``)
-does not start an invocation: it continues the one that is ``WAITING``
-for it, under the same id (``steadyflow.durable._confirm``).
+A message of confirmation answers continues the ``WAITING`` invocation (same id).
 """
 
 from __future__ import annotations
@@ -29,7 +27,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ._aio import aclose, iterate_sync
-from ._confirmation import ToolConfirmation, parse_answers
+from ._confirmation import parse_answers
 from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, ResponseMeter, checked_limit
 from ._routing import agent_to_run
 from .agents.base_agent import BaseAgent
@@ -37,11 +35,12 @@ from .context import InvocationContext, LlmCallBudget, new_invocation_id
 from .durable import (
     LeaseRenewer,
     RecordKeeper,
-    claim,
+    Taker,
+    answers_taker,
+    claim_taker,
     resume_point,
     resumed_events,
     start_record,
-    take_answers,
 )
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
@@ -51,7 +50,6 @@ from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
-from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
 from .tools.base_toolset import close_toolsets
 from .types import Content
@@ -160,14 +158,11 @@ class Runner:
     ) -> AsyncIterator[Event]:
         """Run one invocation for the user's message, yielding its events.
 
-        A ``new_message`` of confirmation answers (``FunctionResponse`` parts
-        named ``REQUEST_CONFIRMATION_NAME``, see ``confirmation_answer``)
-        continues the waiting invocation they answer instead, under its id;
-        its remaining events are yielded once every request is answered.
+        Confirmation answers (``confirmation_answer``) as ``new_message``
+        continue the waiting invocation instead (docs/confirmation.md).
 
         Raises:
-            ConfirmationError: a malformed answer (at once), or one that
-                answers no waiting request (when iterated); nothing is stored.
+            ConfirmationError: an answer that fits no waiting request.
         """
         if run_config is not None and run_config.streaming_mode is StreamingMode.BIDI:
             raise ValueError("StreamingMode.BIDI runs through Runner.run_live, not run_async")
@@ -176,7 +171,8 @@ class Runner:
             raise ValueError("new_message has no parts")
         answers = parse_answers(message)
         if answers is not None:
-            return self._answer(user_id, session_id, run_config, message, answers)
+            take = answers_taker(self.session_service, message, answers, self.lease_seconds)
+            return self._continue(user_id, session_id, run_config, take, crashed=False)
         return self._invoke(user_id, session_id, run_config or RunConfig(), message, None)
 
     async def _invoke(
@@ -286,68 +282,24 @@ class Runner:
             NothingToResumeError: none unfinished, held by a live process, or waiting.
             StaleInvocationError: another process resumed it first.
         """
-        return self._resume(user_id, session_id, invocation_id, run_config)
-
-    async def _resume(
-        self,
-        user_id: str,
-        session_id: str,
-        invocation_id: str | None,
-        run_config: RunConfig | None,
-    ) -> AsyncIterator[Event]:
-        session = await self._load(user_id, session_id)
-        record = await claim(
-            self.session_service,
-            session,
-            invocation_id,
-            now=time.time(),
-            lease_seconds=self.lease_seconds,
-        )
-        events = self._continue(session, record, run_config, crashed=True)
-        try:
-            async for event in events:
-                yield event
-        finally:
-            await aclose(events)
-
-    async def _answer(
-        self,
-        user_id: str,
-        session_id: str,
-        run_config: RunConfig | None,
-        message: Content,
-        answers: dict[str, ToolConfirmation],
-    ) -> AsyncIterator[Event]:
-        """Store confirmation answers; once none waits, the invocation's remaining events."""
-        session = await self._load(user_id, session_id)
-        record, ready = await take_answers(
-            self.session_service,
-            session,
-            message,
-            answers,
-            now=time.time(),
-            lease_seconds=self.lease_seconds,
-        )
-        if not ready:
-            return
-        events = self._continue(session, record, run_config, crashed=False)
-        try:
-            async for event in events:
-                yield event
-        finally:
-            await aclose(events)
+        take = claim_taker(self.session_service, invocation_id, self.lease_seconds)
+        return self._continue(user_id, session_id, run_config, take, crashed=True)
 
     async def _continue(
         self,
-        session: Session,
-        record: InvocationRecord,
+        user_id: str,
+        session_id: str,
         run_config: RunConfig | None,
+        take: Taker,
         *,
         crashed: bool,
     ) -> AsyncIterator[Event]:
-        """Run a taken invocation on from its stored events (after a crash or an answer)."""
-        if run_config is None:
-            run_config = RunConfig(max_llm_calls=record.max_llm_calls)
+        """Take an invocation (after a crash, or an answer) and run it on from its events."""
+        session = await self._load(user_id, session_id)
+        record = await take(session)
+        if record is None:
+            return
+        run_config = run_config or RunConfig(max_llm_calls=record.max_llm_calls)
         point = resume_point(session.events, record.id)
         ctx = self._context(session, run_config, point.user_content, record.id)
         if record.trace is not None:  # paused before: one trace for the whole invocation
@@ -362,8 +314,7 @@ class Runner:
         keeper.start_renewal()
         ctx.journal = keeper
         agent = self.agent.find_agent(point.agent_name or record.agent) or self.agent
-        agent_ctx = ctx.for_agent(agent)
-        events = resumed_events(agent, agent_ctx, point)
+        events = resumed_events(agent, ctx.for_agent(agent), point)
         stored = self._stored(session, ctx, keeper, events)
         try:
             async for event in stored:

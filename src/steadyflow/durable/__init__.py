@@ -9,13 +9,14 @@ promised and what is not.
 
 from __future__ import annotations
 
-from ._confirm import check_answers, take_answers
+from ._confirm import Taker, answers_taker, check_answers, take_answers
 from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
 from ._records import current_owner, ended_status, finish_record, start_record
 from ._renewer import LeaseRenewer, Renewable
 from ._resume import (
     ResumePoint,
     claim,
+    claim_taker,
     is_free,
     owner_alive,
     resumable,
@@ -32,8 +33,11 @@ __all__ = [
     "ResumePoint",
     "SweepOutcome",
     "SweepResult",
+    "Taker",
+    "answers_taker",
     "check_answers",
     "claim",
+    "claim_taker",
     "current_owner",
     "ended_status",
     "finish_record",

@@ -22,6 +22,8 @@ journal and each answered call's answer beside it.
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._confirmation import ToolConfirmation, confirmation_requests
@@ -36,6 +38,8 @@ from ._records import current_owner
 __all__ = [
     "ANSWERED",
     "WAITING",
+    "Taker",
+    "answers_taker",
     "check_answers",
     "confirmation_of",
     "mark_waiting",
@@ -45,6 +49,9 @@ __all__ = [
 
 WAITING, ANSWERED = "waiting", "answered"
 """Journal states of a paused call: waiting for its answer, answered (not yet run)."""
+
+Taker = Callable[[Session], Awaitable[InvocationRecord | None]]
+"""Takes the invocation a continuation runs (None: nothing to run now); see ``Runner``."""
 
 
 def mark_waiting(journal: dict[str, Any], event: Event) -> bool:
@@ -174,3 +181,20 @@ async def take_answers(
     event = Event(invocation_id=record.id, author="user", content=message)
     await service.append_event_and_record(session, event, record)
     return record, ready
+
+
+def answers_taker(
+    service: BaseSessionService,
+    message: Content,
+    answers: dict[str, ToolConfirmation],
+    lease_seconds: float,
+) -> Taker:
+    """``take_answers`` for the runner: the record once no request waits, else None."""
+
+    async def take(session: Session) -> InvocationRecord | None:
+        record, ready = await take_answers(
+            service, session, message, answers, now=time.time(), lease_seconds=lease_seconds
+        )
+        return record if ready else None
+
+    return take

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from .._aio import aclose
@@ -39,6 +40,7 @@ from ._records import current_owner
 __all__ = [
     "ResumePoint",
     "claim",
+    "claim_taker",
     "is_free",
     "owner_alive",
     "resumable",
@@ -145,6 +147,19 @@ async def claim(
     record.ended_at = record.error_type = record.error_message = None
     await service.update_invocation(record)
     return record
+
+
+def claim_taker(
+    service: BaseSessionService, invocation_id: str | None, lease_seconds: float
+) -> Callable[[Session], Awaitable[InvocationRecord]]:
+    """``claim`` for the runner, now (see ``claim``)."""
+
+    async def take(session: Session) -> InvocationRecord:
+        return await claim(
+            service, session, invocation_id, now=time.time(), lease_seconds=lease_seconds
+        )
+
+    return take
 
 
 @dataclass
