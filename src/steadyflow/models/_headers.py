@@ -17,7 +17,7 @@ one context-variable read. Custom adapters call it the same way.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,7 +45,7 @@ def report_response_headers(headers: Any) -> None:
 
 
 @contextmanager
-def headers_reported_to(sink: HeaderSink) -> Iterator[None]:
+def headers_reported_to(sink: HeaderSink) -> Generator[None]:
     """Within the block, ``report_response_headers`` hands headers to ``sink``.
 
     Use it around an ``await``, never across a ``yield``: the variable is

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Collection, Generator, Mapping
 from typing import Any
 
 try:
-    from google import genai
+    import google.genai as genai  # not "from google import": protobuf's stubs own "google"
     from google.genai import errors as sdk_errors
     from google.genai import types as gt
 except ImportError as exc:  # pragma: no cover - exercised without the extra

@@ -19,7 +19,7 @@ nothing is stored).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 try:
@@ -38,7 +38,7 @@ from ._headers import report_response_headers
 from ._http import read_env
 from ._openai_sdk import OPENAI_SDK
 from ._responses_wire import PROVIDER, build_params, response_from
-from ._stainless import StainlessLlm
+from ._stainless import RawResponse, StainlessLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
@@ -109,9 +109,11 @@ class OpenAIResponses(StainlessLlm[sdk.AsyncOpenAI]):
             if not stream:
                 # No ``stream`` in ``params``: a whole response (the SDK's overloads
                 # cannot tell from a dict).
-                raw = await client.responses.with_raw_response.create(**params)
-                report_response_headers(raw.headers)
-                response = cast("Response", raw.parse())
+                whole = cast(
+                    "Awaitable[RawResponse[Response]]",
+                    client.responses.with_raw_response.create(**params),
+                )
+                response = await self._whole_body(whole)
                 if response.status == "failed":
                     raise self._failure(response.error)
                 yield response_from(response, self.model)

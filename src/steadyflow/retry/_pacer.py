@@ -185,7 +185,7 @@ class ProviderPacer:
                 left = state.exhausted_until - now
                 return PacePass(key, admitted=False, wait=math.inf, quota_reset=left)
             admitted = state.admit(cost, now, earliest, min(latest, self.settings.max_wait))
-        if isinstance(admitted, float):
+        if not isinstance(admitted, tuple):
             return PacePass(key, admitted=False, wait=admitted)
         wait, marks = admitted
         return PacePass(key, admitted=True, wait=wait, cost=dict(cost), marks=marks)

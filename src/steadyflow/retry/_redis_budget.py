@@ -36,7 +36,7 @@ from ._window import BUCKETS
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-__all__ = ["RedisCircuitBreaker", "RedisRetryBudget"]
+__all__ = ["RedisCircuitBreaker", "RedisRetryBudget", "RedisShared", "RedisStore"]
 
 logger = logging.getLogger("steadyflow.retry.redis")
 
@@ -63,7 +63,7 @@ class _Connection:
         self.scripts: dict[str, Any] = {n: client.register_script(s) for n, s in every.items()}
 
 
-class _RedisStore:
+class RedisStore:
     """Runs the scripts on one Redis, per event loop, and owns the fallback switch."""
 
     def __init__(
@@ -160,10 +160,10 @@ class _RedisStore:
         return connection
 
 
-class _RedisShared:
+class RedisShared:
     """What the Redis budget and breaker share: the store and its lifecycle."""
 
-    _store: _RedisStore
+    _store: RedisStore
 
     def __deepcopy__(self, memo: dict[int, object]) -> Self:
         return self  # shared state: a copied RetryConfig must share it too
@@ -173,7 +173,7 @@ class _RedisShared:
         await self._store.aclose()
 
 
-class RedisRetryBudget(_RedisShared):
+class RedisRetryBudget(RedisShared):
     """A ``TokenBucketRetryBudget`` or ``AdaptiveThrottle`` whose state lives in Redis.
 
     Args:
@@ -212,7 +212,7 @@ class RedisRetryBudget(_RedisShared):
                 "RedisRetryBudget shares a TokenBucketRetryBudget or an AdaptiveThrottle, "
                 f"got {budget!r}"
             )
-        self._store = _RedisStore(
+        self._store = RedisStore(
             type(self).__name__,
             url=url,
             client=client,
@@ -263,7 +263,7 @@ class RedisRetryBudget(_RedisShared):
             await local.record(key, failed=failed)
 
 
-class RedisCircuitBreaker(_RedisShared):
+class RedisCircuitBreaker(RedisShared):
     """A ``CircuitBreaker`` whose circuits live in Redis, one per key for the fleet.
 
     Args:
@@ -294,7 +294,7 @@ class RedisCircuitBreaker(_RedisShared):
     ) -> None:
         if not isinstance(breaker, CircuitBreaker):
             raise ValueError(f"RedisCircuitBreaker shares a CircuitBreaker, got {breaker!r}")
-        self._store = _RedisStore(
+        self._store = RedisStore(
             type(self).__name__,
             url=url,
             client=client,

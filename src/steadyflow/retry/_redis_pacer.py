@@ -24,7 +24,7 @@ from ..models._rate_limits import DIMENSIONS, read_rate_limits
 from ._clock import Clock
 from ._pacer import ProviderPacer
 from ._protocols import PaceOutcome, PacePass
-from ._redis_budget import _RedisShared, _RedisStore
+from ._redis_budget import RedisShared, RedisStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -40,7 +40,7 @@ def _arg(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
-class RedisProviderPacer(_RedisShared):
+class RedisProviderPacer(RedisShared):
     """A ``ProviderPacer`` whose limiters live in Redis, shared by every process.
 
     Args:
@@ -73,7 +73,7 @@ class RedisProviderPacer(_RedisShared):
         pacer = ProviderPacer() if pacer is None else pacer
         if not isinstance(pacer, ProviderPacer):
             raise ValueError(f"RedisProviderPacer shares a ProviderPacer, got {pacer!r}")
-        self._store = _RedisStore(
+        self._store = RedisStore(
             type(self).__name__,
             url=url,
             client=client,
