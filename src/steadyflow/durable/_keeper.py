@@ -6,9 +6,10 @@ move together, one conditional write at a time:
 - each stored event is committed together with the record (calls used so
   far, the lease pushed forward): no extra durable write per step;
 - before a batch of tool calls runs, one write marks them started; in a
-  parallel batch each call's result is written the moment it completes (a
-  single call's result is stored by the response event that follows at
-  once); the response event then drops the entries it answers;
+  parallel batch each call's result is written the moment it completes,
+  group-committed with the siblings that complete with it (a single call's
+  result is stored by the response event that follows at once); the
+  response event then drops the entries it answers;
 - while the invocation runs, the runner's ``LeaseRenewer`` renews the
   lease when the record has been quiet (a refused renewal means another
   process took the invocation over: it is logged and renewal stops);
@@ -85,6 +86,7 @@ class RecordKeeper:
         self._lock = asyncio.Lock()  # parallel tool results write one at a time
         self.written_at = 0.0
         self._waiting = False  # a pause event was stored: the record closes WAITING
+        self._unwritten: set[str] = set()  # journaled results not yet stored
 
     def start_renewal(self) -> None:
         """Have the runner's renewer keep the lease until ``close``."""
@@ -178,13 +180,30 @@ class RecordKeeper:
         *,
         batch_size: int,
     ) -> None:
-        """Journal a parallel call's result at once (a single call's goes with its event)."""
+        """Journal a parallel call's result at once (a single call's goes with its event).
+
+        Group commit: results of siblings that complete in the same turn of
+        the event loop, or while an earlier write is under way, are stored
+        by one write; each call returns only once its result is stored.
+        """
         if batch_size <= 1 or not call.id:
             return
+        self.record.journal[call.id] = {
+            "state": _DONE,
+            "response": response,
+            "state_delta": state_delta,
+        }
+        self._unwritten.add(call.id)
+        await asyncio.sleep(0)  # let siblings finishing now join this write
         async with self._lock:
-            entry = {"state": _DONE, "response": response, "state_delta": state_delta}
-            self.record.journal[call.id] = entry
-            await self._write()
+            if call.id not in self._unwritten:
+                return  # a sibling's write stored it
+            flushed, self._unwritten = self._unwritten, set()
+            try:
+                await self._write()
+            except BaseException:
+                self._unwritten |= flushed
+                raise
 
     def mark_resumed(self) -> None:
         """Entries still ``started`` were cut short by the crash (not by this run)."""
