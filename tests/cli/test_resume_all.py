@@ -3,8 +3,6 @@
 import asyncio
 import json
 import socket
-import subprocess
-import sys
 import time
 
 from steadyflow.durable import current_owner
@@ -12,12 +10,7 @@ from steadyflow.events import Event
 from steadyflow.sessions import InvocationOwner, InvocationRecord, open_session_service
 from steadyflow.types import Content
 from tests.cli.support import assert_one_line_error, invoke
-
-
-def dead_pid() -> int:
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    return dead.pid
+from tests.durable.test_resume import dead_pid
 
 
 def held_sessions(db: str, owners: dict[str, InvocationOwner]) -> dict[str, str]:
