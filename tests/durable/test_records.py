@@ -69,3 +69,33 @@ def test_a_lease_that_is_not_positive_is_refused():
             session_service="memory://",
             lease_seconds=0,
         )
+
+
+async def test_a_turn_cancelled_because_its_process_stops_is_interrupted_not_cancelled(service):
+    import asyncio
+
+    from steadyflow.durable import SHUTTING_DOWN
+
+    entered = asyncio.Event()
+
+    async def hold(callback_context, llm_request):
+        entered.set()
+        await asyncio.Event().wait()
+
+    statuses = []
+    for message in (None, SHUTTING_DOWN):
+        agent = LlmAgent(name="a", model=ScriptedLlm(["never"]), before_model_callback=hold)
+        runner = Runner(app_name="app", agent=agent, session_service=service)
+        session = await runner.create_session(user_id="u")
+        events = runner.run_async(user_id="u", session_id=session.id, new_message="1")
+        turn = asyncio.ensure_future(anext(events, None))
+        entered.clear()
+        await entered.wait()  # the user's message and the record are stored
+        turn.cancel(message)
+        await asyncio.gather(turn, return_exceptions=True)
+        await events.aclose()
+        (record,) = await service.list_invocations(
+            app_name="app", user_id="u", session_id=session.id
+        )
+        statuses.append(record.status)
+    assert statuses == [InvocationStatus.CANCELLED, InvocationStatus.INTERRUPTED]

@@ -70,3 +70,23 @@ async def test_resuming_at_start_up_is_off_unless_asked():
         assert app.state.resume_sweep is None
     (record,) = await service.list_invocations(app_name=APP, user_id=USER, session_id=session_id)
     assert (record.status.value, record.resume_count) == ("running", 0)
+
+
+async def test_a_resume_cut_short_by_the_server_stopping_is_left_resumable():
+    service = InMemorySessionService()
+    session_id = await crashed(service)
+    gate, entered = asyncio.Event(), asyncio.Event()
+    app = create_app(gated_agent(gate, entered), service, resume_expired=True)
+    async with running(app):
+        await entered.wait()  # the resumed turn is in its model call; the server stops now
+    (record,) = await service.list_invocations(app_name=APP, user_id=USER, session_id=session_id)
+    assert (record.status.value, record.resume_count) == ("interrupted", 1)
+    # The next server to start continues it.
+    again = create_app(
+        LlmAgent(name=APP, model=ScriptedLlm(["resumed"])), service, resume_expired=True
+    )
+    async with running(again) as http:
+        assert (await http.get("/health")).status_code == 200  # started up
+        await again.state.resume_sweep
+    (record,) = await service.list_invocations(app_name=APP, user_id=USER, session_id=session_id)
+    assert (record.status.value, record.resume_count) == ("completed", 2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._confirm import Taker, answers_taker, check_answers, take_answers
 from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
-from ._records import current_owner, ended_status, finish_record, start_record
+from ._records import SHUTTING_DOWN, current_owner, ended_status, finish_record, start_record
 from ._renewer import LeaseRenewer, Renewable
 from ._resume import (
     ResumePoint,
@@ -31,6 +31,7 @@ __all__ = [
     "RecordKeeper",
     "Renewable",
     "ResumePoint",
+    "SHUTTING_DOWN",
     "SweepOutcome",
     "SweepResult",
     "Taker",

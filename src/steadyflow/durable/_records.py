@@ -18,7 +18,7 @@ from ..sessions.invocations import InvocationOwner, InvocationRecord, Invocation
 from ..trace_record._schema import InvocationTrace
 from ._process import this_process_started_at
 
-__all__ = ["current_owner", "ended_status", "finish_record", "start_record"]
+__all__ = ["SHUTTING_DOWN", "current_owner", "ended_status", "finish_record", "start_record"]
 
 _MESSAGE_LIMIT = 500
 
@@ -54,16 +54,28 @@ def start_record(
     )
 
 
+SHUTTING_DOWN = "steadyflow: the process is shutting down"
+"""The message of a cancellation that stops a turn because its process stops.
+
+``task.cancel(SHUTTING_DOWN)`` (what ``steadyflow serve`` does to the turns
+still running when it stops) ends the invocation ``INTERRUPTED``, so a
+resume continues it, where a plain cancel (the caller went away) ends it
+``CANCELLED``.
+"""
+
+
 def ended_status(error: BaseException | None) -> InvocationStatus:
     """The final status for an invocation that ``error`` ended (None: it completed).
 
     The caller stopping early (``GeneratorExit``, a cancelled task) is
     ``CANCELLED``; the process going down (``KeyboardInterrupt``,
-    ``SystemExit``) is ``INTERRUPTED``, so it can be resumed; any other
-    error is ``FAILED``.
+    ``SystemExit``, a cancellation with the ``SHUTTING_DOWN`` message) is
+    ``INTERRUPTED``, so it can be resumed; any other error is ``FAILED``.
     """
     if error is None:
         return InvocationStatus.COMPLETED
+    if isinstance(error, asyncio.CancelledError) and SHUTTING_DOWN in error.args:
+        return InvocationStatus.INTERRUPTED
     if isinstance(error, GeneratorExit | asyncio.CancelledError):
         return InvocationStatus.CANCELLED
     if isinstance(error, KeyboardInterrupt | SystemExit):

@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.base_agent import BaseAgent
-from ..durable import resume_expired_logged
+from ..durable import SHUTTING_DOWN, resume_expired_logged
 from ..errors import ConfigurationError, SessionStoreError
 from ..runner import Runner
 from ..sessions.base import BaseSessionService
@@ -217,7 +217,7 @@ def create_app(
         app.state.resume_sweep = sweep
         yield
         if sweep is not None:
-            sweep.cancel()
+            sweep.cancel(SHUTTING_DOWN)
             await asyncio.gather(sweep, return_exceptions=True)
         await turns.cancel_all()
 

@@ -18,6 +18,7 @@ import contextlib
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from ..durable import SHUTTING_DOWN
 from ..events import Event
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationRecord
@@ -62,10 +63,14 @@ class TurnRegistry:
         await self._idle.wait()
 
     async def cancel_all(self) -> None:
-        """Cancel every running turn and wait for them to finish unwinding."""
+        """Cancel every running turn (the server stops) and wait for them to finish unwinding.
+
+        The turns end ``INTERRUPTED`` (``SHUTTING_DOWN``), not ``CANCELLED``:
+        the next server to start, or ``steadyflow resume``, continues them.
+        """
         tasks = list(self._tasks)
         for task in tasks:
-            task.cancel()
+            task.cancel(SHUTTING_DOWN)
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
