@@ -11,6 +11,7 @@ logged) when another process took the invocation over.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import socket
 
@@ -25,7 +26,12 @@ _MESSAGE_LIMIT = 500
 
 def current_owner() -> InvocationOwner:
     """This process as an owner: host name, pid, and when it started (see ``_process``)."""
-    return InvocationOwner(socket.gethostname(), os.getpid(), this_process_started_at())
+    return _owner(os.getpid())  # keyed by pid: a forked child is another owner
+
+
+@functools.cache
+def _owner(pid: int) -> InvocationOwner:
+    return InvocationOwner(socket.gethostname(), pid, this_process_started_at())
 
 
 def start_record(
