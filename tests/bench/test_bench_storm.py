@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from bench.storm.policies import STORM_POLICIES, StormPolicy, register_storm_policy
@@ -64,19 +65,23 @@ def test_provider_admits_its_capacity_at_once_then_refuses():
     assert _on_virtual_time(three_calls) == ["served", "served", 429]
 
 
-def test_provider_refusal_carries_retry_after():
-    async def burst() -> ModelHTTPError:
-        provider = CapacityProvider(capacity=1.0, service_time=0.0, reject_cost=0.0)
+async def _served_then_refused(**options: Any) -> tuple[list[dict[str, str]], ModelHTTPError]:
+    """Two calls in the same second to a provider of 1/s: the headers heard, the refusal."""
+    provider = CapacityProvider(capacity=1.0, service_time=0.0, reject_cost=0.0, **options)
+    heard: list[dict[str, str]] = []
+    with headers_reported_to(lambda h: heard.append(dict(h))):
         async for _ in provider.generate_content_async(LlmRequest()):
             pass
-        try:
-            async for _ in provider.generate_content_async(LlmRequest()):
-                pass
-        except ModelHTTPError as error:
-            return error
-        raise AssertionError("the second call within the second was served")
+    try:
+        async for _ in provider.generate_content_async(LlmRequest()):
+            pass
+    except ModelHTTPError as error:
+        return heard, error
+    raise AssertionError("the second call within the second was served")
 
-    error = _on_virtual_time(burst)
+
+def test_provider_refusal_carries_retry_after():
+    _, error = _on_virtual_time(_served_then_refused)
     assert (error.status_code, error.headers["retry-after"]) == (429, "1")
 
 
@@ -104,22 +109,7 @@ def test_retrying_policies_make_more_attempts_than_calls():
 
 
 def test_the_provider_can_send_openais_rate_limit_headers():
-    async def two_calls() -> tuple[dict[str, str], ModelHTTPError]:
-        provider = CapacityProvider(
-            capacity=1.0, service_time=0.0, reject_cost=0.0, headers="openai"
-        )
-        heard: list[dict[str, str]] = []
-        with headers_reported_to(lambda h: heard.append(dict(h))):
-            async for _ in provider.generate_content_async(LlmRequest()):
-                pass
-        try:
-            async for _ in provider.generate_content_async(LlmRequest()):
-                pass
-        except ModelHTTPError as error:
-            return heard[0], error
-        raise AssertionError("the second call within the second was served")
-
-    answered, refused = _on_virtual_time(two_calls)
+    (answered,), refused = _on_virtual_time(lambda: _served_then_refused(headers="openai"))
     assert answered["x-ratelimit-limit-requests"] == "60"
     assert answered["x-ratelimit-remaining-requests"] == "0"
     assert answered["x-ratelimit-reset-requests"] == "1s"
@@ -127,19 +117,8 @@ def test_the_provider_can_send_openais_rate_limit_headers():
 
 
 def test_a_bare_provider_sends_no_headers_at_all():
-    async def two_calls() -> ModelHTTPError:
-        provider = CapacityProvider(capacity=1.0, service_time=0.0, reject_cost=0.0, headers="none")
-        async for _ in provider.generate_content_async(LlmRequest()):
-            pass
-        try:
-            async for _ in provider.generate_content_async(LlmRequest()):
-                pass
-        except ModelHTTPError as error:
-            return error
-        raise AssertionError("the second call within the second was served")
-
-    refused = _on_virtual_time(two_calls)
-    assert (refused.headers, refused.retry_after) == ({}, None)
+    heard, refused = _on_virtual_time(lambda: _served_then_refused(headers="none"))
+    assert (heard, refused.headers, refused.retry_after) == ([{}], {}, None)
 
 
 def test_the_pacer_serves_more_than_the_adaptive_throttle_and_wastes_almost_nothing():

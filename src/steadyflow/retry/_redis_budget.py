@@ -161,9 +161,28 @@ class RedisStore:
 
 
 class RedisShared:
-    """What the Redis budget and breaker share: the store and its lifecycle."""
+    """What the Redis budget, breaker and pacer share: the store and its lifecycle."""
 
-    _store: RedisStore
+    def __init__(
+        self,
+        url: str | None,
+        client: Redis | None,
+        prefix: str,
+        clock: Clock | None,
+        timeout: float | timedelta,
+        reconnect_after: float | timedelta,
+        idle_ttl: float | timedelta,
+    ) -> None:
+        self._store = RedisStore(
+            type(self).__name__,
+            url=url,
+            client=client,
+            prefix=prefix,
+            clock=clock,
+            timeout=timeout,
+            reconnect_after=reconnect_after,
+            idle_ttl=idle_ttl,
+        )
 
     def __deepcopy__(self, memo: dict[int, object]) -> Self:
         return self  # shared state: a copied RetryConfig must share it too
@@ -212,16 +231,7 @@ class RedisRetryBudget(RedisShared):
                 "RedisRetryBudget shares a TokenBucketRetryBudget or an AdaptiveThrottle, "
                 f"got {budget!r}"
             )
-        self._store = RedisStore(
-            type(self).__name__,
-            url=url,
-            client=client,
-            prefix=prefix,
-            clock=clock,
-            timeout=timeout,
-            reconnect_after=reconnect_after,
-            idle_ttl=idle_ttl,
-        )
+        super().__init__(url, client, prefix, clock, timeout, reconnect_after, idle_ttl)
         self.local = budget
 
     def __repr__(self) -> str:
@@ -294,16 +304,7 @@ class RedisCircuitBreaker(RedisShared):
     ) -> None:
         if not isinstance(breaker, CircuitBreaker):
             raise ValueError(f"RedisCircuitBreaker shares a CircuitBreaker, got {breaker!r}")
-        self._store = RedisStore(
-            type(self).__name__,
-            url=url,
-            client=client,
-            prefix=prefix,
-            clock=clock,
-            timeout=timeout,
-            reconnect_after=reconnect_after,
-            idle_ttl=idle_ttl,
-        )
+        super().__init__(url, client, prefix, clock, timeout, reconnect_after, idle_ttl)
         self.local = breaker
 
     def __repr__(self) -> str:

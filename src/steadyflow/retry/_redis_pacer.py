@@ -24,7 +24,7 @@ from ..models._rate_limits import DIMENSIONS, read_rate_limits
 from ._clock import Clock
 from ._pacer import ProviderPacer
 from ._protocols import PaceOutcome, PacePass
-from ._redis_budget import RedisShared, RedisStore
+from ._redis_budget import RedisShared
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -73,16 +73,7 @@ class RedisProviderPacer(RedisShared):
         pacer = ProviderPacer() if pacer is None else pacer
         if not isinstance(pacer, ProviderPacer):
             raise ValueError(f"RedisProviderPacer shares a ProviderPacer, got {pacer!r}")
-        self._store = RedisStore(
-            type(self).__name__,
-            url=url,
-            client=client,
-            prefix=prefix,
-            clock=clock,
-            timeout=timeout,
-            reconnect_after=reconnect_after,
-            idle_ttl=idle_ttl,
-        )
+        super().__init__(url, client, prefix, clock, timeout, reconnect_after, idle_ttl)
         self.local = pacer
         self.settings = pacer.settings
 
