@@ -37,6 +37,8 @@ if typing.TYPE_CHECKING:
         SessionStoreError,
         StaleSessionError,
         SteadyflowError,
+        UnknownPriceError,
+        UsageLimitExceededError,
     )
     from .events import Event, EventActions
     from .history.policy import Compaction, HistoryPolicy
@@ -61,6 +63,8 @@ if typing.TYPE_CHECKING:
         ThinkingConfig,
         UsageMetadata,
     )
+    from .usage.limits import SpendLimit, UsageLimits
+    from .usage.prices import ModelPrice
 
 __version__ = "0.1.0"
 
@@ -102,6 +106,7 @@ _LAZY: dict[str, str] = {
     "ModelError": "errors",
     "ModelHTTPError": "errors",
     "ModelNotFoundError": "errors",
+    "ModelPrice": "usage.prices",
     "ModelResponseError": "errors",
     "ModelResponseTooLargeError": "errors",
     "ModelTimeoutError": "errors",
@@ -120,11 +125,15 @@ _LAZY: dict[str, str] = {
     "SessionError": "errors",
     "SessionNotFoundError": "errors",
     "SessionStoreError": "errors",
+    "SpendLimit": "usage.limits",
     "StaleSessionError": "errors",
     "SteadyflowError": "errors",
     "StreamingMode": "run_config",
     "ThinkingConfig": "types",
     "ToolContext": "context",
+    "UnknownPriceError": "errors",
+    "UsageLimitExceededError": "errors",
+    "UsageLimits": "usage.limits",
     "UsageMetadata": "types",
 }
 
@@ -165,6 +174,7 @@ __all__ = [
     "ModelError",
     "ModelHTTPError",
     "ModelNotFoundError",
+    "ModelPrice",
     "ModelResponseError",
     "ModelResponseTooLargeError",
     "ModelTimeoutError",
@@ -183,11 +193,15 @@ __all__ = [
     "SessionError",
     "SessionNotFoundError",
     "SessionStoreError",
+    "SpendLimit",
     "StaleSessionError",
     "SteadyflowError",
     "StreamingMode",
     "ThinkingConfig",
     "ToolContext",
+    "UnknownPriceError",
+    "UsageLimitExceededError",
+    "UsageLimits",
     "UsageMetadata",
 ]
 

@@ -31,6 +31,7 @@ from .run_config import RunConfig
 from .sessions.base import BaseSessionService, Session
 from .trace_record import InvocationRecorder
 from .types import Content
+from .usage._meter import UsageMeter
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
@@ -144,6 +145,7 @@ class InvocationContext:
     ``toolset_tools`` holds, per agent name, the tools its toolsets gave for
     the current step (set by the tools processor, read by tool dispatch).
     ``journal`` is the durable tool journal (``steadyflow.durable``), if any.
+    ``usage`` meters tokens and cost against the run's usage and spend limits.
     """
 
     invocation_id: str
@@ -161,6 +163,7 @@ class InvocationContext:
     plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
     toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(default_factory=lambda: {})
     journal: ToolJournal | None = None
+    usage: UsageMeter = dataclasses.field(default_factory=UsageMeter)
 
     @property
     def end_invocation(self) -> bool:

@@ -5,8 +5,11 @@
     SteadyflowError
     ├── ConfigurationError (also ValueError)   bad arguments, bad templates
     │   ├── MissingStateKeyError               {key} in an instruction, not in state
-    │   └── ModelNotFoundError                 a model name no registry pattern matches
-    ├── LlmCallsLimitExceededError             RunConfig.max_llm_calls reached
+    │   ├── ModelNotFoundError                 a model name no registry pattern matches
+    │   └── UnknownPriceError                  a max_cost limit on a model with no known price
+    ├── InvocationLimitError                   a per-invocation limit ends the invocation
+    │   ├── LlmCallsLimitExceededError         RunConfig.max_llm_calls reached
+    │   └── UsageLimitExceededError            RunConfig.usage_limits / spend_limits reached
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
@@ -53,6 +56,7 @@ __all__ = [
     "ConfirmationError",
     "EventTooLargeError",
     "InvocationFailedError",
+    "InvocationLimitError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
     "ModelConnectionError",
@@ -75,6 +79,8 @@ __all__ = [
     "ToolArgumentsError",
     "ToolResponseError",
     "TraceFormatError",
+    "UnknownPriceError",
+    "UsageLimitExceededError",
     "call_limit_in_chain",
     "error_chain",
 ]
@@ -110,7 +116,24 @@ class ModelNotFoundError(ConfigurationError):
     """No registered pattern matches a model name."""
 
 
-class LlmCallsLimitExceededError(SteadyflowError):
+class UnknownPriceError(ConfigurationError):
+    """A ``max_cost`` limit applies to a model whose price is not known.
+
+    Raised before the model is called. Pass the model's price in
+    ``UsageLimits(prices=...)`` (private deployments), or install
+    ``steadyflow[cost]`` for the maintained price list.
+    """
+
+
+class InvocationLimitError(SteadyflowError):
+    """A limit that ends the invocation: calls, tokens or money.
+
+    Never retried, never passed to on-model-error callbacks, never a reason
+    for a ``FallbackLlm`` to try its next model, whichever attempt hits it.
+    """
+
+
+class LlmCallsLimitExceededError(InvocationLimitError):
     """The invocation reached ``RunConfig.max_llm_calls``.
 
     Never retried and never passed to on-model-error callbacks: it is the last
@@ -120,6 +143,30 @@ class LlmCallsLimitExceededError(SteadyflowError):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         super().__init__(f"max_llm_calls ({limit}) exceeded for this invocation")
+
+
+class UsageLimitExceededError(InvocationLimitError):
+    """The next model attempt would cross a token or cost limit; it was not sent.
+
+    Raised before the attempt by ``RunConfig.usage_limits`` (this invocation)
+    or ``RunConfig.spend_limits`` (across invocations). The same rules as
+    ``LlmCallsLimitExceededError`` apply.
+
+    Attributes:
+        limit: the limit's name (``max_total_tokens``, ``max_cost``, ...),
+            prefixed with the spend limit's scope for a spend limit
+            (``user:max_cost``).
+        maximum: the limit's value.
+        used: what was used already (tokens, or US dollars as a ``Decimal``).
+        needed: what the refused attempt could use (its estimate).
+    """
+
+    def __init__(self, limit: str, maximum: Any, used: Any, needed: Any, call: str) -> None:
+        self.limit, self.maximum, self.used, self.needed = limit, maximum, used, needed
+        super().__init__(
+            f"{limit} ({maximum}) would be exceeded: {used} used, and {call} "
+            f"could use up to {needed} more; the call was not sent"
+        )
 
 
 class AgentTransferError(SteadyflowError):
@@ -212,6 +259,9 @@ class ModelError(SteadyflowError):
         retry_after: the provider's wait hint in seconds, when it gave one.
         headers: response headers, names lower-cased.
         body: the provider's error body (parsed JSON or text).
+        usage: the ``UsageMetadata`` the provider reported before the call
+            failed (a stream cut after its usage arrived), else None: a
+            failed attempt that was billed counts against usage limits.
     """
 
     def __init__(
@@ -223,8 +273,10 @@ class ModelError(SteadyflowError):
         retry_after: float | None = None,
         headers: Mapping[str, str] | None = None,
         body: Any = None,
+        usage: Any = None,
     ) -> None:
         super().__init__(message)
+        self.usage = usage
         self.provider = provider
         self.status_code = status_code
         self.retry_after = retry_after
@@ -474,5 +526,5 @@ def error_chain(error: BaseException) -> Iterator[BaseException]:
 
 
 def call_limit_in_chain(error: BaseException) -> bool:
-    """Whether an ``LlmCallsLimitExceededError`` is anywhere in ``error``'s chain."""
-    return any(isinstance(link, LlmCallsLimitExceededError) for link in error_chain(error))
+    """Whether an ``InvocationLimitError`` (calls, tokens, money) is in ``error``'s chain."""
+    return any(isinstance(link, InvocationLimitError) for link in error_chain(error))

@@ -1,12 +1,15 @@
-"""Per-invocation settings: the call budget, streaming and retries."""
+"""Per-invocation settings: the call budget, usage and spend limits, streaming and retries."""
 
 from __future__ import annotations
 
 import enum
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .retry._config import RetryConfig
+from .usage.limits import SpendLimit, UsageLimits
+from .usage.prices import ModelPrice
 
 __all__ = ["RunConfig", "StreamingMode"]
 
@@ -35,11 +38,20 @@ class RunConfig:
             included. ``<= 0`` turns the budget off (logged as a warning).
         streaming_mode: see ``StreamingMode``.
         retry_config: the retry policy; off by default (one attempt).
+        usage_limits: token and cost limits of this invocation (resumes
+            included), checked before every attempt (``steadyflow.usage``).
+        spend_limits: caps on what a session, a user or the app spends over
+            a window, across invocations, checked before every attempt.
+        prices: your own model prices (``"provider:model"`` or ``"model"``
+            keys), used before the maintained list (``steadyflow[cost]``).
     """
 
     max_llm_calls: int = 500
     streaming_mode: StreamingMode = StreamingMode.NONE
     retry_config: RetryConfig = field(default_factory=RetryConfig.disabled)
+    usage_limits: UsageLimits | None = None
+    spend_limits: Sequence[SpendLimit] = ()
+    prices: Mapping[str, ModelPrice] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.max_llm_calls, bool) or not isinstance(self.max_llm_calls, int):
@@ -48,8 +60,21 @@ class RunConfig:
             raise ValueError(f"streaming_mode must be a StreamingMode, got {self.streaming_mode!r}")
         if not isinstance(self.retry_config, RetryConfig):
             raise ValueError(f"retry_config must be a RetryConfig, got {self.retry_config!r}")
+        self._check_usage_fields()
         if self.max_llm_calls <= 0:
             logger.warning(
                 "max_llm_calls=%d turns the LLM call budget off: nothing stops a looping agent",
                 self.max_llm_calls,
             )
+
+    def _check_usage_fields(self) -> None:
+        if self.usage_limits is not None and not isinstance(self.usage_limits, UsageLimits):
+            raise ValueError(f"usage_limits must be a UsageLimits, got {self.usage_limits!r}")
+        limits = tuple(self.spend_limits)
+        for limit in limits:
+            if not isinstance(limit, SpendLimit):
+                raise ValueError(f"spend_limits must hold SpendLimit values, got {limit!r}")
+        object.__setattr__(self, "spend_limits", limits)
+        for key, price in (self.prices or {}).items():
+            if not isinstance(key, str) or not isinstance(price, ModelPrice):
+                raise ValueError(f"prices maps model names to ModelPrice, got {key!r}: {price!r}")

@@ -53,6 +53,8 @@ from .sessions.in_memory import InMemorySessionService
 from .sessions.url import open_session_service
 from .tools.base_toolset import close_toolsets
 from .types import Content
+from .usage import UsageTotals
+from .usage._meter import UsageMeter
 
 __all__ = ["InMemoryRunner", "Runner"]
 
@@ -146,6 +148,17 @@ class Runner:
             user_content=user_content,
             budget=LlmCallBudget(run_config.max_llm_calls),
             plugins=self.plugins,
+            usage=UsageMeter(run_config.usage_limits, run_config.prices),
+        )
+
+    def _keeper(self, record: InvocationRecord, ctx: InvocationContext) -> RecordKeeper:
+        return RecordKeeper(
+            self.session_service,
+            record,
+            ctx.budget,
+            self.lease_seconds,
+            self._renewer,
+            usage=ctx.usage,
         )
 
     def run_async(
@@ -204,9 +217,7 @@ class Runner:
             now=time.time(),
             lease_seconds=self.lease_seconds,
         )
-        keeper = RecordKeeper(
-            self.session_service, record, ctx.budget, self.lease_seconds, self._renewer
-        )
+        keeper = self._keeper(record, ctx)
         ctx.journal = keeper
         await keeper.start(session, user_event)
         ctx.live_request_queue = live_request_queue
@@ -252,7 +263,10 @@ class Runner:
         finally:
             # Closed before the record is: the steps its trace records have ended.
             try:
-                await aclose(events)
+                try:
+                    await aclose(events)
+                finally:
+                    await ctx.usage.close()  # the last spend charges are stored
             finally:
                 trace = ctx.trace.finish(
                     invocation_id=ctx.invocation_id,
@@ -276,7 +290,9 @@ class Runner:
         Nothing committed is done again (docs/durability.md
         says exactly what is and is not redone); the invocation keeps its id
         and its record counts the resume; attempts before the crash count
-        against ``max_llm_calls`` (the record's limit unless ``run_config`` says).
+        against ``max_llm_calls`` (the record's limit unless ``run_config`` says),
+        and the tokens and cost used before count against its usage limits
+        (the record's ``usage_limits`` unless ``run_config`` says).
 
         Raises:
             NothingToResumeError: none unfinished, held by a live process, or waiting.
@@ -299,16 +315,19 @@ class Runner:
         record = await take(session)
         if record is None:
             return
-        run_config = run_config or RunConfig(max_llm_calls=record.max_llm_calls)
+        if run_config is None:
+            run_config = RunConfig(
+                max_llm_calls=record.max_llm_calls,
+                usage_limits=UsageMeter.stored_limits(record.usage),
+            )
         point = resume_point(session.events, record.id)
         ctx = self._context(session, run_config, point.user_content, record.id)
         if record.trace is not None:  # paused before: one trace for the whole invocation
             ctx.trace.carry_on(record.trace, time.time())
         # The call in flight at the crash (if one was) counts as an attempt made.
         ctx.budget.count = record.llm_calls + (1 if crashed and point.model_next else 0)
-        keeper = RecordKeeper(
-            self.session_service, record, ctx.budget, self.lease_seconds, self._renewer
-        )
+        ctx.usage.totals = UsageTotals.from_dict(record.usage)
+        keeper = self._keeper(record, ctx)
         if crashed:
             keeper.mark_resumed()
         keeper.start_renewal()

@@ -39,6 +39,7 @@ from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationRecord
 from ..trace_record._schema import InvocationTrace
 from ..types import FunctionCall
+from ..usage._meter import UsageMeter
 from ._confirm import ANSWERED, confirmation_of, mark_waiting, settle_waiting
 from ._records import finish_record
 from ._renewer import LeaseRenewer
@@ -67,6 +68,7 @@ class RecordKeeper:
         service: the session store.
         record: the record (new, revision 0, or claimed by a resume).
         budget: the invocation's call budget (its count is stored with each write).
+        usage: the invocation's usage meter (its totals are stored with each write).
         lease_seconds: how far each write pushes the lease.
         renewer: keeps the lease while the record is quiet (the runner's).
         clock: wall-clock seconds (injectable for tests).
@@ -80,8 +82,10 @@ class RecordKeeper:
         lease_seconds: float,
         renewer: LeaseRenewer,
         clock: Callable[[], float] = time.time,
+        usage: UsageMeter | None = None,
     ) -> None:
         self.service, self.record, self.budget = service, record, budget
+        self.usage = usage
         self._lease, self._renewer, self._clock = lease_seconds, renewer, clock
         self._lock = asyncio.Lock()  # parallel tool results write one at a time
         self.written_at = 0.0
@@ -116,6 +120,8 @@ class RecordKeeper:
     def _refresh(self) -> None:
         self.written_at = now = self._clock()
         self.record.llm_calls = self.budget.count
+        if self.usage is not None:
+            self.record.usage = self.usage.stored()
         self.record.lease_expires_at = now + self._lease
 
     async def start(self, session: Session, user_event: Event | None) -> None:
@@ -215,6 +221,8 @@ class RecordKeeper:
         """Close the record (status, calls, trace); a refused write only logs."""
         self._renewer.discard(self)
         async with self._lock:
+            if self.usage is not None:
+                self.record.usage = self.usage.stored()
             finish_record(
                 self.record,
                 trace=trace,

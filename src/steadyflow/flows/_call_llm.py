@@ -6,7 +6,10 @@ the retry policy (every attempt counted against ``max_llm_calls``) ->
 after-model callbacks on the complete response -> or, once the policy gave
 up, on-model-error callbacks (once, with the last error), whose response
 replaces the failed call (and goes through the after-model callbacks).
-``LlmCallsLimitExceededError`` never reaches on-model-error callbacks, and
+Each attempt is admitted by the usage meter first (``steadyflow.usage``:
+token, cost and spend limits, checked against the attempt's estimate), then
+counted. ``InvocationLimitError`` (``LlmCallsLimitExceededError``,
+``UsageLimitExceededError``) never reaches on-model-error callbacks, and
 neither does an error raised by a callback: only the model call is in their
 scope.
 """
@@ -25,6 +28,7 @@ from ..models.llm_response import LlmResponse
 from ..retry._executor import generate_with_retries
 from ..run_config import StreamingMode
 from ..trace_record import StepTrace
+from ..usage._call import MeteredCall
 from ._callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
@@ -78,15 +82,18 @@ def _call_model(
         agent_name=agent.name,
         parent=ctx.agent_span,
     )
+    metered = MeteredCall(
+        observer, ctx.usage, request, step, ctx.increment_llm_call_count, agent.name
+    )
     return generate_with_retries(
         llm,
         request,
         stream=ctx.run_config.streaming_mode is StreamingMode.SSE,
         config=ctx.run_config.retry_config,
-        before_attempt=ctx.increment_llm_call_count,
+        before_attempt=metered.before_attempt,
         agent_name=agent.name,
         invocation_id=ctx.invocation_id,
-        observer=observer,
+        observer=metered,
     )
 
 

@@ -27,7 +27,7 @@ from .._aio import aclose
 from ..errors import (
     DEFAULT_RETRYABLE_STATUS_CODES,
     CircuitOpenError,
-    LlmCallsLimitExceededError,
+    InvocationLimitError,
     PacingTimeoutError,
     QuotaExhaustedError,
     error_chain,
@@ -69,11 +69,11 @@ def _falls_over(llm: BaseLlm, error: BaseException, codes: Collection[int]) -> b
     admit the call in time.
 
     Classified like a retry: every link of the cause/context chain is asked
-    (``errors.error_chain``), and an ``LlmCallsLimitExceededError`` anywhere
+    (``errors.error_chain``), and an ``InvocationLimitError`` (calls, tokens, money) anywhere
     stops the call.
     """
     links = list(error_chain(error))
-    if any(isinstance(link, LlmCallsLimitExceededError) for link in links):
+    if any(isinstance(link, InvocationLimitError) for link in links):
         return False
     if any(isinstance(link, _UNAVAILABLE) for link in links):
         return True

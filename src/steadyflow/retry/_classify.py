@@ -13,7 +13,7 @@ import logging
 import math
 from collections.abc import Collection
 
-from ..errors import LlmCallsLimitExceededError, QuotaExhaustedError, error_chain
+from ..errors import InvocationLimitError, QuotaExhaustedError, error_chain
 from ..models.base import BaseLlm, classify_link, status_of
 from ._policy import RetryDetails
 
@@ -53,7 +53,7 @@ def describe_failure(
     status: int | None = None
     hint: float | None = None
     for link in error_chain(error):
-        if isinstance(link, LlmCallsLimitExceededError):
+        if isinstance(link, InvocationLimitError):
             call_limit = True
             break
         quota = quota or isinstance(link, QuotaExhaustedError)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -118,7 +118,7 @@ def generate_with_retries(
     *,
     stream: bool,
     config: RetryConfig,
-    before_attempt: Callable[[], None],
+    before_attempt: Callable[[], Awaitable[None] | None],
     agent_name: str = "",
     invocation_id: str = "",
     clock: Clock | None = None,
@@ -133,9 +133,11 @@ def generate_with_retries(
         request: the request, sent unchanged on every attempt.
         stream: ask the provider for partial responses.
         config: the retry policy (``RetryConfig()`` = one attempt).
-        before_attempt: charges one attempt to the invocation's budget; may
-            raise ``LlmCallsLimitExceededError``, which propagates unchanged.
-            Runs before the first attempt and, for each retry, before its wait.
+        before_attempt: charges one attempt to the invocation's budget (sync,
+            or async when it asks a store); may raise an
+            ``InvocationLimitError`` (calls, tokens, money), which propagates
+            unchanged. Runs before the first attempt and, for each retry,
+            before its wait.
         agent_name: the calling agent, for logs and spans.
         invocation_id: the invocation, for logs.
         clock: where time is read and waits happen; default ``current_clock()``.
@@ -170,7 +172,7 @@ class _RetryLoop:
 
     stream: bool
     config: RetryConfig
-    before_attempt: Callable[[], None]
+    before_attempt: Callable[[], Awaitable[None] | None]
     agent_name: str
     invocation_id: str
     clock: Clock
@@ -271,7 +273,7 @@ class _RetryLoop:
         try:
             if guards is not None:
                 await guards.admit_first()
-            self.before_attempt()
+            await self._charge()
             if paced is None or paced.ticket is None or paced.ticket.wait <= 0:
                 return 0.0
             wait = paced.ticket.wait - (self.clock.monotonic() - start)
@@ -293,7 +295,7 @@ class _RetryLoop:
     ) -> float:
         """Charge the call budget for the retry, log it, wait its delay; the delay."""
         try:
-            self.before_attempt()
+            await self._charge()
             _log_retry(info, facts, decision)
             await self.clock.sleep(decision.delay)
         except BaseException:
@@ -301,6 +303,12 @@ class _RetryLoop:
                 await paced.release()
             raise
         return decision.delay
+
+    async def _charge(self) -> None:
+        """Charge one attempt: the call budget, and the usage meter when it is async."""
+        pending = self.before_attempt()
+        if pending is not None:
+            await pending
 
     async def _decide(
         self,

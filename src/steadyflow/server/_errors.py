@@ -22,7 +22,8 @@ other ``SessionError``             409     the store refused the write: the
                                            live elsewhere, or waits for a person)
 ``SchemaVersionError``             500     the database is from a newer version
 ``TraceFormatError``               500     a stored trace this version cannot read
-``LlmCallsLimitExceededError``     429     the invocation's call quota is used
+``InvocationLimitError``           429     the invocation's call, token or
+                                           cost limit is used
 ``ModelError``                     502     the model provider failed upstream
 anything else                      500     a bug in an agent, tool or callback
 =================================  ======  ===================================
@@ -43,7 +44,7 @@ from starlette.responses import JSONResponse
 from ..errors import (
     ConfirmationError,
     EventTooLargeError,
-    LlmCallsLimitExceededError,
+    InvocationLimitError,
     ModelError,
     NothingToResumeError,
     SchemaVersionError,
@@ -109,7 +110,7 @@ def status_for(error: BaseException) -> int:
         error, SchemaVersionError | TraceFormatError
     ):
         return 409
-    if isinstance(error, LlmCallsLimitExceededError):
+    if isinstance(error, InvocationLimitError):
         return 429
     if isinstance(error, ModelError):
         return 502

@@ -11,6 +11,8 @@ bookkeeping here. The record says how far the turn got and who runs it:
 - ``owner`` and ``lease_expires_at``: the process running it and until when
   its claim holds (renewed while it runs), so a crashed turn can be told
   apart from a live one and resumed;
+- ``usage``: the tokens and money it used so far and its usage limits
+  (``steadyflow.usage``), so a resumed turn goes on counting from there;
 - ``journal``: per tool call id, what the durable layer knows of that call
   (started, its result), so a resumed turn never runs a finished tool again;
 - ``revision``: bumped by every write. Stores write a record only when the
@@ -89,6 +91,8 @@ class InvocationRecord:
         trace: the invocation's trace, stored when it ends (None before).
         owner / lease_expires_at: who holds it and until when (epoch seconds).
         resume_count: how many times it was resumed.
+        usage: tokens and cost used so far (``UsageTotals.to_dict()``) and
+            the ``usage_limits`` under ``"limits"``; empty when nothing was used.
         journal: per tool call id, the durable layer's entry (JSON values).
         revision: bumped by every stored write; see ``update_invocation``.
     """
@@ -111,6 +115,7 @@ class InvocationRecord:
     resume_count: int = 0
     journal: dict[str, Any] = field(default_factory=lambda: {})
     revision: int = 0
+    usage: dict[str, Any] = field(default_factory=lambda: {})
 
     def copy(self) -> InvocationRecord:
         """A copy whose journal can change without touching this one.
@@ -138,6 +143,7 @@ class InvocationRecord:
             resume_count=self.resume_count,
             journal=dict(self.journal),
             revision=self.revision,
+            usage=dict(self.usage),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,5 +166,6 @@ class InvocationRecord:
             "lease_expires_at": self.lease_expires_at,
             "resume_count": self.resume_count,
             "revision": self.revision,
+            "usage": self.usage,
             "trace": None if self.trace is None else self.trace.to_dict(),
         }

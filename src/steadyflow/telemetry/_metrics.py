@@ -26,11 +26,14 @@ plus the ones listed):
   ``gen_ai.token.type`` (``input`` / ``output``).
 - ``steadyflow.llm.budget.exhaustions`` (counter): invocations stopped by
   ``max_llm_calls``, by ``gen_ai.agent.name``.
+- ``steadyflow.llm.cost`` (counter, USD): what priced attempts cost
+  (``steadyflow.usage``), failed ones included.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -54,6 +57,7 @@ __all__ = [
     "ATTR_FROM_RETRY_AFTER",
     "metrics_enabled",
     "record_budget_exhausted",
+    "record_cost",
     "record_failed_attempt",
     "record_failed_call",
     "record_success",
@@ -92,6 +96,7 @@ class _Instruments:
     duration: Histogram
     tokens: Histogram
     exhaustions: Counter
+    cost: Counter
 
 
 @cache
@@ -122,6 +127,9 @@ def _instruments() -> _Instruments:
             "steadyflow.llm.budget.exhaustions",
             unit="{invocation}",
             description="Invocations stopped by max_llm_calls.",
+        ),
+        cost=meter.create_counter(
+            "steadyflow.llm.cost", unit="USD", description="US dollars of provider attempts."
         ),
     )
 
@@ -179,6 +187,11 @@ def record_success(
     if output_tokens is not None:
         by_type = _attributes(provider, model, (ATTR_TOKEN_TYPE, "output"))
         instruments.tokens.record(output_tokens, by_type)
+
+
+def record_cost(provider: str, model: str, cost: Decimal) -> None:
+    """Add one attempt's cost (US dollars) to the cost counter."""
+    _instruments().cost.add(float(cost), _attributes(provider, model))
 
 
 def record_budget_exhausted(agent_name: str) -> None:

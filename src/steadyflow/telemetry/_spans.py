@@ -84,6 +84,7 @@ __all__ = [
     "ATTR_TOOL_CALL_RESULT",
     "ATTR_TOOL_NAME",
     "ATTR_TOOL_TYPE",
+    "ATTR_USAGE_COST",
     "CAPTURE_CONTENT_ENV",
     "TRACER_NAME",
     "activate",
@@ -112,6 +113,7 @@ ATTR_LLM_RETRY_DELAY_MS = "steadyflow.llm.retry.delay_ms"
 ATTR_CONVERSATION_ID = "gen_ai.conversation.id"
 ATTR_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
 ATTR_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+ATTR_USAGE_COST = "steadyflow.usage.cost"
 ATTR_FINISH_REASONS = "gen_ai.response.finish_reasons"
 ATTR_RESPONSE_MODEL = "gen_ai.response.model"
 ATTR_TOKEN_TYPE = "gen_ai.token.type"

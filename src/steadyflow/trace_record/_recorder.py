@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from decimal import Decimal
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -178,6 +179,10 @@ def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
     step.start, step.end = round(step.start, _DIGITS), round(end, _DIGITS)
     trace.input_tokens += step.input_tokens or 0
     trace.output_tokens += step.output_tokens or 0
+    costs = [a.cost for a in step.attempts if a.cost is not None]
+    if costs:
+        step.cost = sum(costs, Decimal(0))
+        trace.cost = step.cost + (trace.cost or 0)
     for tool in step.tools:
         if tool.end is None:
             tool.end, tool.status = now, "cancelled"

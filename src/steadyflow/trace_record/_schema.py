@@ -19,6 +19,7 @@ keyword-only one costs twice as much, on every model call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -61,6 +62,9 @@ class AttemptTrace:
         status_code: the HTTP-like status of a failed attempt.
         retry_after: the wait hint the provider sent with the failure.
         outcome: after a failure: ``retry``, or why the policy gave up.
+        input_tokens / output_tokens: the usage the attempt reported (a
+            failed attempt's too, when the provider reported some).
+        cost: its price in US dollars, when the model's price is known.
     """
 
     number: int
@@ -74,6 +78,9 @@ class AttemptTrace:
     status_code: int | None = None
     retry_after: float | None = None
     outcome: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: Decimal | None = None
 
     def __init__(
         self,
@@ -89,12 +96,16 @@ class AttemptTrace:
         status_code: int | None = None,
         retry_after: float | None = None,
         outcome: str | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cost: Decimal | None = None,
     ) -> None:
         # Written out (not generated): records are made on every model call.
         self.number, self.start, self.end, self.paced = number, start, end, paced
         self.delay, self.delay_from_retry_after = delay, delay_from_retry_after
         self.status, self.error_type, self.status_code = status, error_type, status_code
         self.retry_after, self.outcome = retry_after, outcome
+        self.input_tokens, self.output_tokens, self.cost = input_tokens, output_tokens, cost
 
 
 @dataclass(slots=True, init=False)
@@ -154,6 +165,7 @@ class StepTrace:
         attempts: provider attempts, in order.
         tools: tool calls, in call order.
         input_tokens / output_tokens: usage the provider reported.
+        cost: US dollars of its priced attempts.
         finish_reason: the complete response's finish reason.
         short_circuit: ``before_model_callback`` (no model call) or
             ``on_model_error_callback`` (a callback replaced a failed call).
@@ -173,6 +185,7 @@ class StepTrace:
     finish_reason: str | None = None
     short_circuit: str | None = None
     path: list[str] | None = None
+    cost: Decimal | None = None
 
     def __init__(
         self,
@@ -189,9 +202,10 @@ class StepTrace:
         finish_reason: str | None = None,
         short_circuit: str | None = None,
         path: list[str] | None = None,
+        cost: Decimal | None = None,
     ) -> None:
         self.number, self.agent, self.start, self.end, self.model = number, agent, start, end, model
-        self.path = path
+        self.path, self.cost = path, cost
         self.attempts = [] if attempts is None else attempts
         self.tools = [] if tools is None else tools
         self.input_tokens, self.output_tokens = input_tokens, output_tokens
@@ -212,6 +226,7 @@ class InvocationTrace:
         budget_used / budget_limit: provider attempts counted against
             ``max_llm_calls`` (limit <= 0: no budget).
         input_tokens / output_tokens: totals over the steps.
+        cost: US dollars over the steps (None when no attempt was priced).
         steps: the steps, in the order they started.
     """
 
@@ -229,6 +244,7 @@ class InvocationTrace:
     budget_limit: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cost: Decimal | None = None
     steps: list[StepTrace] = field(default_factory=lambda: [])
 
     def to_dict(self) -> dict[str, Any]:

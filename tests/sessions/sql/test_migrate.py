@@ -112,7 +112,50 @@ async def test_a_version_1_database_moves_its_traces_into_records(sql_url) -> No
         async with service.engine.connect() as conn:
             version = (await conn.execute(text("SELECT version FROM steadyflow_schema"))).scalar()
             seqs = (await conn.execute(text("SELECT seq FROM steadyflow_events"))).scalars().all()
-        assert version == SCHEMA_VERSION == 2
+        assert version == SCHEMA_VERSION == 3
         assert sorted(seqs) == [1, 2, 3, 4, 5]
+    finally:
+        await service.close()
+
+
+async def test_a_version_2_database_gains_the_usage_column_and_keeps_its_records(sql_url) -> None:
+    from sqlalchemy import MetaData, Table
+
+    old = MetaData()
+    v2_tables = [table.to_metadata(old) for table in V1_TABLES]
+    columns = [c._copy() for c in t.invocations.columns if c.name != "usage"]
+    v2_invocations = Table(t.invocations.name, old, *columns)
+    engine = create_engine(normalize_url(sql_url))
+    async with engine.begin() as conn:
+        await conn.run_sync(old.create_all)
+        await conn.execute(v2_tables[-1].insert().values(id=1, version=2))
+        row = {
+            "app_name": APP,
+            "user_id": USER,
+            "session_id": SID,
+            "id": "e-1",
+            "agent": "a",
+            "status": "completed",
+            "started_at": 1.0,
+            "llm_calls": 1,
+            "max_llm_calls": 9,
+            "resume_count": 0,
+            "journal": {},
+            "revision": 1,
+        }
+        await conn.execute(v2_invocations.insert().values(**row))
+    await engine.dispose()
+    service = SqlSessionService(sql_url)
+    try:
+        await service.create_session(app_name=APP, user_id=USER, session_id=SID)
+        (record,) = await service.list_invocations(app_name=APP, user_id=USER, session_id=SID)
+        assert (record.id, record.llm_calls, record.usage) == ("e-1", 1, {})
+        record.usage = {"input_tokens": 5, "cost": "0.01"}
+        await service.update_invocation(record)
+        (again,) = await service.list_invocations(app_name=APP, user_id=USER, session_id=SID)
+        assert again.usage == {"input_tokens": 5, "cost": "0.01"}
+        async with service.engine.connect() as conn:
+            version = (await conn.execute(text("SELECT version FROM steadyflow_schema"))).scalar()
+        assert version == SCHEMA_VERSION == 3
     finally:
         await service.close()

@@ -21,7 +21,9 @@ from ...models.llm_request import LlmRequest
 from ...models.llm_response import LlmResponse
 from ...models.registry import LlmRegistry
 from ...retry._executor import generate_with_retries
+from ...retry._observer import CallSpans
 from ...types import Content, GenerateContentConfig, Part
+from ...usage._call import MeteredCall
 
 __all__ = ["render_transcript", "summarize"]
 
@@ -78,7 +80,8 @@ async def summarize(
         name of the model that wrote it.
 
     Raises:
-        LlmCallsLimitExceededError: the invocation's budget is spent.
+        InvocationLimitError: the invocation's call budget, or a usage or
+            spend limit, is used up.
         ModelResponseError: the model answered without text.
         Exception: the provider's last error once the retry policy gave up.
     """
@@ -93,14 +96,24 @@ async def summarize(
         config=config.model_copy(update=updates),
     )
     final: LlmResponse | None = None
+    # Summaries cost tokens too: metered against the usage and spend limits.
+    metered = MeteredCall(
+        CallSpans(ctx.agent.name),
+        ctx.usage,
+        request,
+        None,
+        ctx.increment_llm_call_count,
+        ctx.agent.name,
+    )
     async for response in generate_with_retries(
         llm,
         request,
         stream=False,
         config=ctx.run_config.retry_config,
-        before_attempt=ctx.increment_llm_call_count,
+        before_attempt=metered.before_attempt,
         agent_name=ctx.agent.name,
         invocation_id=ctx.invocation_id,
+        observer=metered,
     ):
         if not response.partial:
             final = response

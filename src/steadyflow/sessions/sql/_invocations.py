@@ -50,6 +50,7 @@ def record_row(record: InvocationRecord) -> dict[str, Any]:
         "resume_count": record.resume_count,
         "journal": encode_state(record.journal),
         "revision": record.revision,
+        "usage": record.usage or None,
     }
 
 
@@ -76,6 +77,7 @@ def _record(row: Row[Any]) -> InvocationRecord:
         resume_count=row.resume_count,
         journal=dict(row.journal),
         revision=row.revision,
+        usage=dict(row.usage or {}),
     )
 
 

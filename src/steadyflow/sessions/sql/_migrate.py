@@ -1,5 +1,8 @@
 """Upgrading a database written by an older schema version, once, when it is opened.
 
+Version 2 to 3: the invocations table gains its ``usage`` column (the
+spend table is created with the other missing tables).
+
 Version 1 to 2: every invocation's trace was an event authored
 ``"steadyflow"`` (no content, the trace under ``custom_metadata``). Each
 becomes the invocation's record (status from the trace: ok -> completed,
@@ -13,6 +16,7 @@ database is upgraded whole or not at all.
 from __future__ import annotations
 
 from sqlalchemy import Text, cast, select, update
+from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import steadyflow.sessions.sql._schema as tables
@@ -36,6 +40,9 @@ _STATUS = {
 
 async def upgrade(conn: AsyncConnection, version: int) -> None:
     """Bring a database at ``version`` up to the current schema (inside a write transaction)."""
+    if version == 2:  # the invocations table is there, without its usage column
+        kind = "JSONB" if conn.dialect.name == "postgresql" else "JSON"
+        await conn.execute(sql(f"ALTER TABLE {tables.invocations.name} ADD COLUMN usage {kind}"))
     if version < 2:
         await _traces_to_records(conn)
 

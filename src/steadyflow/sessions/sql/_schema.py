@@ -17,8 +17,10 @@ application's own tables.
   by the session and the invocation id; ``revision`` guards its writes.
 - ``steadyflow_schema``: one row holding the schema version.
 
-Version 2 added the invocations table. A version 1 database is upgraded
-when first opened: its trace events move into records (``_migrate``).
+Version 2 added the invocations table; version 3 the invocations' ``usage``
+column (tokens and cost so far) and the ``steadyflow_spend`` table (spend
+limits' charges, ``steadyflow.usage``). An older database is upgraded when
+first opened (``_migrate``): version 1's trace events move into records.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ __all__ = [
     "user_state",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version this code writes; a database with a higher one is refused."""
 
 metadata = MetaData()
@@ -156,6 +158,7 @@ invocations = Table(
     Column("resume_count", Integer, nullable=False),
     Column("journal", _JSON, nullable=False),
     Column("revision", Integer, nullable=False),
+    Column("usage", _JSON),
     Index("steadyflow_invocations_status", "status"),
 )
 

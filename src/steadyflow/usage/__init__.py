@@ -1,0 +1,31 @@
+"""Token and cost limits, prices, and spend limits across invocations.
+
+- ``UsageLimits`` (``RunConfig.usage_limits``): tokens and money one
+  invocation may use, resumes included.
+- ``SpendLimit`` (``RunConfig.spend_limits``): what a session, a user or the
+  app may spend over a sliding window, kept in a spend store.
+- ``ModelPrice`` (``RunConfig.prices``): your own prices; the maintained
+  list comes from ``genai-prices`` (``pip install 'steadyflow[cost]'``).
+
+Every limit is checked before each model attempt against the attempt's
+estimate (estimated input plus the request's ``max_output_tokens``) and
+refuses it with ``UsageLimitExceededError`` before anything is sent; every
+attempt's reported usage counts afterwards, failed attempts' too. The exact
+rule is in ``_meter``'s docstring and docs/cost.md.
+"""
+
+from __future__ import annotations
+
+from ._totals import UsageTotals
+from .limits import SpendLimit, SpendScope, UsageLimits
+from .prices import ModelPrice, Price, find_price
+
+__all__ = [
+    "ModelPrice",
+    "Price",
+    "SpendLimit",
+    "SpendScope",
+    "UsageLimits",
+    "UsageTotals",
+    "find_price",
+]

@@ -1,0 +1,162 @@
+"""``MeteredCall``: one logical model call seen by the usage meter.
+
+The flow's seam into the retry loop: it wraps the call's attempt observer
+(the trace recorder) and gives the loop its ``before_attempt``. Before each
+attempt it asks the meter to admit the attempt's estimate, then counts the
+attempt against ``max_llm_calls`` (a refused attempt is not counted: it was
+never sent). As the attempt runs it keeps the last usage a response carried;
+when the attempt ends (answered, failed, or cut by cancellation) that usage,
+or the usage a failed call's ``ModelError.usage`` reported, is priced,
+counted, charged to the spend stores and written to the attempt's trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from .. import telemetry
+from ..errors import error_chain
+from ..models.llm_request import LlmRequest
+from ..models.llm_response import LlmResponse
+from ..retry._observer import AttemptObserver, Responses
+from ..telemetry import _metrics
+from ..types import UsageMetadata
+from ._estimate import Estimate, estimate_request
+from ._meter import UsageMeter
+
+if TYPE_CHECKING:
+    from ..retry._policy import RetryDecision, RetryDetails
+    from ..trace_record import StepTrace
+
+__all__ = ["MeteredCall", "usage_of_error"]
+
+
+def usage_of_error(error: BaseException | None) -> UsageMetadata | None:
+    """The usage a failed call reported (``ModelError.usage`` anywhere in its chain)."""
+    if error is None:
+        return None
+    for link in error_chain(error):
+        usage = getattr(link, "usage", None)
+        if isinstance(usage, UsageMetadata):
+            return usage
+    return None
+
+
+class MeteredCall:
+    """See the module docstring; an ``AttemptObserver`` around ``inner``.
+
+    Args:
+        inner: the call's observer (spans, stored trace, metrics).
+        meter: the invocation's meter.
+        request: the request, the same on every attempt.
+        step: the trace step of the call (None outside a step).
+        count_attempt: counts one attempt against ``max_llm_calls``.
+        agent_name: the calling agent, for error messages.
+    """
+
+    __slots__ = (
+        "_agent_name",
+        "_attempt",
+        "_call_cost",
+        "_count_attempt",
+        "_estimate",
+        "_hold",
+        "_inner",
+        "_meter",
+        "_model",
+        "_provider",
+        "_request",
+        "_step",
+        "_usage",
+    )
+
+    def __init__(
+        self,
+        inner: AttemptObserver,
+        meter: UsageMeter,
+        request: LlmRequest,
+        step: StepTrace | None,
+        count_attempt: Callable[[], None],
+        agent_name: str,
+    ) -> None:
+        self._inner, self._meter, self._request, self._step = inner, meter, request, step
+        self._count_attempt, self._agent_name = count_attempt, agent_name
+        self._provider = self._model = ""
+        self._attempt = 0
+        self._estimate: Estimate | None = None
+        self._usage: UsageMetadata | None = None
+        self._hold: Any = None
+        self._call_cost: Decimal | None = None
+
+    def _describe(self) -> str:
+        step = "" if self._step is None or not self._step.number else f", step {self._step.number}"
+        return (
+            f"attempt {self._attempt + 1} of the call to {self._provider}:{self._model} "
+            f"(agent {self._agent_name!r}{step})"
+        )
+
+    async def before_attempt(self) -> None:
+        """Admit the next attempt (may raise a limit error), then count it."""
+        if self._estimate is None:
+            self._estimate = estimate_request(self._request)
+        self._hold = await self._meter.admit(
+            self._describe(), self._provider, self._model, self._estimate
+        )
+        self._count_attempt()
+
+    def call_started(self, provider: str, model: str) -> None:
+        """The call to ``model`` starts (a fallback chain starts one per model)."""
+        self._provider, self._model, self._attempt = provider, model, 0
+        self._inner.call_started(provider, model)
+
+    def attempt_paced(self, seconds: float) -> None:
+        """Passed on."""
+        self._inner.attempt_paced(seconds)
+
+    def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
+        """An attempt starts: no usage seen yet."""
+        self._attempt, self._usage = attempt, None
+        return self._inner.attempt_started(attempt, delay, responses)
+
+    def response_received(self, response: LlmResponse) -> None:
+        """Keep the latest usage the attempt reported."""
+        if response.usage_metadata is not None:
+            self._usage = response.usage_metadata
+        self._inner.response_received(response)
+
+    def attempt_ended(self, error: Exception | None) -> None:
+        """Count, price and charge what the attempt used; write it to its trace."""
+        usage = self._usage if self._usage is not None else usage_of_error(error)
+        hold, self._hold, self._usage = self._hold, None, None
+        cost = self._meter.record(self._provider, self._model, usage, hold)
+        if usage is not None:
+            self._trace(usage, cost, failed=error is not None)
+        self._inner.attempt_ended(error)
+
+    def _trace(self, usage: UsageMetadata, cost: Decimal | None, *, failed: bool) -> None:
+        step = self._step
+        if step is not None and step.attempts:
+            attempt = step.attempts[-1]
+            attempt.input_tokens, attempt.output_tokens = usage.input_tokens, usage.output_tokens
+            attempt.cost = cost
+            if failed:  # the complete response's usage is the step's; a failed one's adds
+                step.input_tokens = (step.input_tokens or 0) + usage.input_tokens
+                step.output_tokens = (step.output_tokens or 0) + usage.output_tokens
+        if cost is not None:
+            self._call_cost = (self._call_cost or Decimal(0)) + cost
+            if _metrics.metrics_enabled():
+                _metrics.record_cost(self._provider, self._model, cost)
+
+    def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
+        """Passed on."""
+        self._inner.attempt_failed(details, decision)
+
+    def call_ended(self, attempts: int, error: BaseException | None) -> None:
+        """Put the call's cost on its span, then pass on."""
+        span = getattr(self._inner, "call_span", None)
+        if self._call_cost is not None and span is not None and span.is_recording():
+            span.set_attribute(telemetry.ATTR_USAGE_COST, float(self._call_cost))
+        self._call_cost = None
+        self._inner.call_ended(attempts, error)

@@ -1,0 +1,194 @@
+"""``UsageMeter``: one invocation's usage, checked before and counted after every attempt.
+
+Before an attempt (``admit``): the attempt's estimate (``_estimate``) must
+fit what is left of every ``UsageLimits`` bound, given what the invocation
+used so far; then each spend limit reserves the estimate in its store. A
+refusal raises ``UsageLimitExceededError`` and the attempt is not sent (and
+not counted against ``max_llm_calls``). With a ``max_cost`` limit, a model
+whose price is not known raises ``UnknownPriceError`` before its first call.
+
+After an attempt (``record``): the usage it reported (a failed attempt's
+too, when the provider reported some) is priced and added to the totals;
+the spend stores are charged the actual usage in place of the reservation,
+in the background (``close`` and the next ``admit`` wait for it, so a
+store's error is raised, never lost).
+
+The rules, per bound (``used`` is the invocation's usage so far):
+
+- ``max_input_tokens``: ``used + estimated input <= limit``;
+- ``max_output_tokens``: ``used + max_output_tokens <= limit`` and ``used < limit``;
+- ``max_total_tokens``: ``used + estimated input + max_output_tokens <= limit``;
+- ``max_cost``: ``used + price(estimate) <= limit``.
+
+With ``max_output_tokens`` unset the output counts as 0: a limit is then
+crossed by at most one response's output, never by more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any, Protocol
+
+from ..errors import UnknownPriceError, UsageLimitExceededError
+from ..types import UsageMetadata
+from ._estimate import Estimate
+from ._totals import UsageTotals
+from .limits import UsageLimits
+from .prices import Price, Prices, find_price
+
+__all__ = ["SpendGate", "UsageMeter"]
+
+
+class SpendGate(Protocol):
+    """The spend limits of one invocation, over their stores (``steadyflow.usage.spend``)."""
+
+    @property
+    def needs_cost(self) -> bool:
+        """Whether a limit is in money (then every model needs a price)."""
+        ...
+
+    async def reserve(self, estimate: Estimate, model: str, call: str) -> Any:
+        """Hold ``estimate`` in every limit's store, or raise ``UsageLimitExceededError``."""
+        ...
+
+    async def settle(self, hold: Any, usage: UsageMetadata | None, cost: Decimal | None) -> None:
+        """Replace ``hold`` by what the attempt actually used (None: nothing reported)."""
+        ...
+
+
+class UsageMeter:
+    """See the module docstring.
+
+    Args:
+        limits: this invocation's limits (None: none).
+        prices: the user's own prices, before the maintained list.
+        spend: the spend limits (None: none).
+        totals: what was used before (a resumed invocation's record).
+    """
+
+    def __init__(
+        self,
+        limits: UsageLimits | None = None,
+        prices: Prices | None = None,
+        spend: SpendGate | None = None,
+        totals: UsageTotals | None = None,
+    ) -> None:
+        self.limits = None if limits is None or limits.is_empty else limits
+        self.spend = spend
+        self.totals = totals if totals is not None else UsageTotals()
+        self._prices = prices
+        self._price_cache: dict[tuple[str, str], Price | None] = {}
+        self._pending: set[asyncio.Task[None]] = set()
+        limited_cost = self.limits is not None and self.limits.max_cost is not None
+        self._needs_price = limited_cost or (spend is not None and spend.needs_cost)
+
+    def price(self, provider: str, model: str) -> Price | None:
+        """The price of ``model`` (looked up once per invocation)."""
+        key = (provider, model)
+        if key not in self._price_cache:
+            self._price_cache[key] = find_price(provider, model, self._prices)
+        return self._price_cache[key]
+
+    def stored(self) -> dict[str, Any]:
+        """What the invocation's record keeps: the totals, and the limits under ``"limits"``."""
+        data = self.totals.to_dict()
+        if self.limits is not None:
+            data["limits"] = self.limits.to_dict()
+        return data
+
+    @staticmethod
+    def stored_limits(stored: dict[str, Any]) -> UsageLimits | None:
+        """The usage limits a record kept (``stored``), or None."""
+        limits = stored.get("limits")
+        return UsageLimits.from_dict(limits) if limits else None
+
+    async def admit(self, call: str, provider: str, model: str, estimate: Estimate) -> Any:
+        """Check ``estimate`` against every limit; returns the spend hold (or None).
+
+        ``call`` names the attempt in errors (the model, the agent, the attempt).
+
+        Raises:
+            UnknownPriceError: a cost limit applies and ``model`` has no price.
+            UsageLimitExceededError: the attempt could cross a limit.
+        """
+        await self.flush()
+        price = self.price(provider, model)
+        if price is None and self._needs_price:
+            raise UnknownPriceError(
+                f"{call}: no price is known for model {model!r} (provider {provider!r}) "
+                f"and a max_cost limit applies; pass it in RunConfig(prices={{{model!r}: "
+                "ModelPrice(input=..., output=...)}) or install steadyflow[cost]"
+            )
+        if price is not None:
+            estimate = replace(estimate, cost=price.cost(estimate.as_usage()))
+        if self.limits is not None:
+            _check(self.limits, self.totals, estimate, call)
+        if self.spend is None:
+            return None
+        return await self.spend.reserve(estimate, model, call)
+
+    def record(
+        self, provider: str, model: str, usage: UsageMetadata | None, hold: Any
+    ) -> Decimal | None:
+        """Count one finished attempt's ``usage``; returns its cost (None: no price or no usage)."""
+        cost = None
+        if usage is not None:
+            price = self.price(provider, model)
+            cost = None if price is None else price.cost(usage)
+            self.totals.add(usage, cost)
+        if self.spend is not None and hold is not None:
+            self._background(self.spend.settle(hold, usage, cost))
+        return cost
+
+    def _background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._pending.add(task)
+
+    async def flush(self) -> None:
+        """Wait for the spend stores' charges; the first error of one is raised."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, set()
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    async def close(self) -> None:
+        """The invocation is over: wait for the last charges."""
+        await self.flush()
+
+
+def _check(limits: UsageLimits, used: UsageTotals, estimate: Estimate, call: str) -> None:
+    """Raise ``UsageLimitExceededError`` if ``estimate`` does not fit what is left."""
+    needed_in, needed_out = estimate.input_tokens, estimate.output_tokens
+    bound = limits.max_input_tokens
+    if bound is not None and used.input_tokens + needed_in > bound:
+        raise UsageLimitExceededError(
+            "max_input_tokens", bound, used.input_tokens, f"~{needed_in} input tokens", call
+        )
+    bound = limits.max_output_tokens
+    if bound is not None and (
+        used.output_tokens + needed_out > bound or used.output_tokens >= bound
+    ):
+        raise UsageLimitExceededError(
+            "max_output_tokens", bound, used.output_tokens, f"{needed_out} output tokens", call
+        )
+    bound = limits.max_total_tokens
+    if bound is not None and used.total_tokens + estimate.total_tokens > bound:
+        raise UsageLimitExceededError(
+            "max_total_tokens", bound, used.total_tokens, estimate.describe(), call
+        )
+    cost_bound = limits.max_cost
+    if cost_bound is not None and estimate.cost is not None:
+        if used.cost + estimate.cost > cost_bound:
+            raise UsageLimitExceededError(
+                "max_cost",
+                f"${cost_bound}",
+                f"${used.cost}",
+                f"${estimate.cost:.6f} for {estimate.describe()}",
+                call,
+            )

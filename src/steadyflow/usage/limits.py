@@ -1,0 +1,156 @@
+"""``UsageLimits`` and ``SpendLimit``: what a run may spend, as plain validated values.
+
+``UsageLimits`` bounds one invocation (``RunConfig.usage_limits``);
+``SpendLimit`` bounds every invocation of a session, a user or the whole app
+over a sliding time window (``RunConfig.spend_limits``). Both are checked
+before every model attempt and refuse it with ``UsageLimitExceededError``
+when it could cross them (see ``steadyflow.usage`` for the exact rule).
+
+Money is US dollars as ``Decimal``: a float or int given is converted through
+its decimal text (``0.1`` is ``Decimal("0.1")``), never through binary.
+Invalid values raise ``ConfigurationError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal
+
+from ..errors import ConfigurationError
+
+__all__ = ["SpendLimit", "SpendScope", "UsageLimits", "to_money"]
+
+SpendScope = Literal["session", "user", "app"]
+_SCOPES = ("session", "user", "app")
+
+
+def to_money(owner: str, name: str, value: object) -> Decimal:
+    """``value`` (Decimal, int, float or decimal text) as a finite, non-negative ``Decimal``."""
+    if isinstance(value, bool) or not isinstance(value, Decimal | int | float | str):
+        raise ConfigurationError(f"{owner}: {name} must be a Decimal or a number, got {value!r}")
+    try:
+        money = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    except InvalidOperation:
+        raise ConfigurationError(f"{owner}: {name} is not a number: {value!r}") from None
+    if not money.is_finite() or money < 0:
+        raise ConfigurationError(f"{owner}: {name} must be a finite amount >= 0, got {value!r}")
+    return money
+
+
+def _tokens(owner: str, name: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(f"{owner}: {name} must be an int >= 0 or None, got {value!r}")
+    return value
+
+
+def _money_or_none(owner: str, name: str, value: object) -> Decimal | None:
+    return None if value is None else to_money(owner, name, value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageLimits:
+    """Token and cost limits for one invocation, resumes included.
+
+    Attributes:
+        max_input_tokens: tokens the models may read (cached input included).
+        max_output_tokens: tokens the models may write (reasoning included).
+        max_total_tokens: input plus output.
+        max_cost: US dollars (``Decimal``; a float or int is converted). Needs a
+            price for every model called: the maintained list
+            (``steadyflow[cost]``) or ``RunConfig.prices``.
+
+    ``None`` means no limit. Every attempt's reported usage counts, failed
+    attempts' too.
+    """
+
+    max_input_tokens: int | None = None
+    max_output_tokens: int | None = None
+    max_total_tokens: int | None = None
+    max_cost: Decimal | None = None
+
+    def __post_init__(self) -> None:
+        owner = "UsageLimits"
+        for name in ("max_input_tokens", "max_output_tokens", "max_total_tokens"):
+            object.__setattr__(self, name, _tokens(owner, name, getattr(self, name)))
+        object.__setattr__(self, "max_cost", _money_or_none(owner, "max_cost", self.max_cost))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The limits that are set, JSON-ready (the cost as decimal text)."""
+        data: dict[str, Any] = {}
+        for name in ("max_input_tokens", "max_output_tokens", "max_total_tokens"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        if self.max_cost is not None:
+            data["max_cost"] = str(self.max_cost)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UsageLimits:
+        """Read back what ``to_dict`` wrote."""
+        return cls(**data)
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no limit is set."""
+        return all(
+            value is None
+            for value in (
+                self.max_input_tokens,
+                self.max_output_tokens,
+                self.max_total_tokens,
+                self.max_cost,
+            )
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpendLimit:
+    """A cap on what a session, a user or the app spends over a sliding window.
+
+    Attributes:
+        scope: ``"session"``, ``"user"`` (all of the user's sessions of the
+            app) or ``"app"`` (everyone).
+        window: how far back spend counts (seconds or a ``timedelta``); the
+            window slides: a call made 24 h ago leaves a one-day window now.
+        max_cost: US dollars, or None.
+        max_total_tokens: input plus output tokens, or None.
+        name: how errors and ``steadyflow usage`` name the limit; default
+            ``"<scope>"``.
+
+    At least one of ``max_cost`` and ``max_total_tokens`` is required.
+    """
+
+    scope: SpendScope
+    window: timedelta = field(default=timedelta(days=1))
+    max_cost: Decimal | None = None
+    max_total_tokens: int | None = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        owner = "SpendLimit"
+        if self.scope not in _SCOPES:
+            raise ConfigurationError(f"{owner}: scope must be one of {_SCOPES}, got {self.scope!r}")
+        window = self.window
+        seconds = window.total_seconds() if isinstance(window, timedelta) else window
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise ConfigurationError(f"{owner}: window must be a timedelta, got {window!r}")
+        if not math.isfinite(seconds) or seconds <= 0:
+            raise ConfigurationError(f"{owner}: window must be > 0, got {window!r}")
+        object.__setattr__(self, "window", timedelta(seconds=seconds))
+        object.__setattr__(self, "max_cost", _money_or_none(owner, "max_cost", self.max_cost))
+        tokens = _tokens(owner, "max_total_tokens", self.max_total_tokens)
+        object.__setattr__(self, "max_total_tokens", tokens)
+        if self.max_cost is None and self.max_total_tokens is None:
+            raise ConfigurationError(f"{owner}: set max_cost, max_total_tokens or both")
+        if not self.name:
+            object.__setattr__(self, "name", self.scope)
+
+    @property
+    def seconds(self) -> float:
+        """The window in seconds."""
+        return self.window.total_seconds()
