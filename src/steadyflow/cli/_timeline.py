@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..trace_record import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
+from ..usage.prices import usd
 from ._console import is_plain, uses_unicode
 
 __all__ = ["count", "duration", "model_calls", "render_timeline", "summary_line", "waited"]
@@ -67,9 +68,15 @@ def _attempt_detail(attempt: AttemptTrace, step: StepTrace, last: bool) -> str:
             parts.append(f"{step.input_tokens} in / {step.output_tokens or 0} out tokens")
         if last and step.finish_reason:
             parts.append(step.finish_reason)
+        if attempt.cost is not None:
+            parts.append(usd(attempt.cost))
         return " · ".join(parts)
     status = f"{attempt.status_code} " if attempt.status_code is not None else ""
     detail = f"{status}{attempt.error_type or attempt.status}"
+    if attempt.input_tokens is not None:  # a failed attempt the provider billed
+        detail += f" · {attempt.input_tokens} in / {attempt.output_tokens or 0} out tokens"
+    if attempt.cost is not None:
+        detail += f" · {usd(attempt.cost)}"
     if attempt.retry_after is not None:
         detail += f" · Retry-After {attempt.retry_after:g} s"
     if attempt.outcome and attempt.outcome != "retry":
@@ -134,7 +141,7 @@ def _bar(row: _Row, total: float, unicode: bool) -> Text:
 
 
 def summary_line(trace: InvocationTrace) -> str:
-    """Steps, attempts, retries, waits, tools, tokens, budget and outcome in one line."""
+    """Steps, attempts, retries, waits, tools, tokens, cost, budget and outcome in one line."""
     tools = sum(len(step.tools) for step in trace.steps)
     budget = (
         f"budget {trace.budget_used}/{trace.budget_limit} attempts"
@@ -148,6 +155,7 @@ def summary_line(trace: InvocationTrace) -> str:
         f"{count(trace.attempts, 'attempt')} ({retries}, waited {waited(trace):.2f} s)",
         count(tools, "tool call"),
         f"{trace.input_tokens} in / {trace.output_tokens} out tokens",
+        *([] if trace.cost is None else [usd(trace.cost)]),
         budget,
         f"{status} in {duration(trace.duration)}",
     ]

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from ..types import UsageMetadata
 from .limits import to_money
 
-__all__ = ["ModelPrice", "Price", "Prices", "find_price", "listed_price"]
+__all__ = ["ModelPrice", "Price", "Prices", "find_price", "listed_price", "usd"]
 
 logger = logging.getLogger("steadyflow.usage")
 
@@ -167,3 +167,9 @@ def find_price(provider: str, model: str, prices: Prices | None) -> Price | None
         if own is not None:
             return own
     return listed_price(provider, model)
+
+
+def usd(amount: Decimal) -> str:
+    """``$0.0123`` (four decimals), ``$0.000042`` below a cent: what a person reads."""
+    places = Decimal("0.0001") if abs(amount) >= Decimal("0.01") or not amount else Decimal("1e-6")
+    return f"${amount.quantize(places)}"

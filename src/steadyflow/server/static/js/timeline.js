@@ -35,8 +35,15 @@ function summary(trace) {
     ["budget used", `${trace.budget_used} of ${trace.budget_limit > 0 ? trace.budget_limit : "∞"} attempts`],
     ["tokens", `${trace.input_tokens} in · ${trace.output_tokens} out`],
   ];
+  if (trace.cost !== undefined) facts.push(["cost", usd(trace.cost)]);
   if (trace.error_type) facts.push(["error", `${trace.error_type}: ${trace.error_message ?? ""}`]);
   return h("dl", { class: `summary ${trace.status}` }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+// Costs are stored as exact decimal text (US dollars); shown to four places, six below a cent.
+function usd(cost) {
+  const amount = Number(cost);
+  return `$${amount.toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 6 : 4)}`;
 }
 
 function axis(span) {
@@ -48,6 +55,7 @@ function stepBlock(step, scale, span, requestPath) {
   const title = `Step ${step.number} · ${(step.path ?? [step.agent]).join(" / ")}`;
   const notes = [step.model ?? "no model call"];
   if (step.input_tokens !== undefined) notes.push(`${step.input_tokens} in · ${step.output_tokens ?? 0} out tokens`);
+  if (step.cost !== undefined) notes.push(usd(step.cost));
   if (step.finish_reason) notes.push(step.finish_reason);
   if (step.short_circuit) notes.push(`answered by ${step.short_circuit}`);
   const rows = [];
@@ -90,6 +98,7 @@ function attemptRow(attempt, scale, span) {
   const words = failed
     ? [attempt.error_type, attempt.status_code, attempt.outcome && attempt.outcome !== "retry" ? `gave up: ${attempt.outcome}` : null]
     : [attempt.status, seconds(end - attempt.start)];
+  if (attempt.cost !== undefined) words.push(usd(attempt.cost));
   const text = words.filter((w) => w !== null && w !== undefined).join(" · ");
   return h(
     "div",
