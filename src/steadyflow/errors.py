@@ -10,6 +10,7 @@
     ├── InvocationLimitError                   a per-invocation limit ends the invocation
     │   ├── LlmCallsLimitExceededError         RunConfig.max_llm_calls reached
     │   └── UsageLimitExceededError            RunConfig.usage_limits / spend_limits reached
+    ├── SpendStoreError                        a spend store could not be read or written
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
@@ -73,6 +74,7 @@ __all__ = [
     "SessionError",
     "SessionNotFoundError",
     "SessionStoreError",
+    "SpendStoreError",
     "StaleInvocationError",
     "StaleSessionError",
     "SteadyflowError",
@@ -167,6 +169,14 @@ class UsageLimitExceededError(InvocationLimitError):
             f"{limit} ({maximum}) would be exceeded: {used} used, and {call} "
             f"could use up to {needed} more; the call was not sent"
         )
+
+
+class SpendStoreError(SteadyflowError):
+    """A spend store (Redis) could not reserve or charge; the attempt was not sent.
+
+    Spend limits fail closed: without the store there is no way to know what
+    was spent. The driver's error is the ``__cause__``.
+    """
 
 
 class AgentTransferError(SteadyflowError):

@@ -55,6 +55,8 @@ from .tools.base_toolset import close_toolsets
 from .types import Content
 from .usage import UsageTotals
 from .usage._meter import UsageMeter
+from .usage._stores import default_spend_store
+from .usage.spend import SpendLimits, SpendStore, Who
 
 __all__ = ["InMemoryRunner", "Runner"]
 
@@ -84,6 +86,9 @@ class Runner:
             arguments), streamed or not; past it the invocation fails with
             ``ModelResponseTooLargeError``, the stream is closed and nothing
             of the answer is stored. Default 8 MiB; None turns it off.
+        spend_store: where ``RunConfig.spend_limits`` keep spend
+            (``steadyflow.usage.spend``); default: the session database when
+            it is SQL, else one in-memory store per session service.
 
     A plugin's ``before_run_callback`` may answer instead of the agent (its
     ``Content`` becomes the agent's one event); ``on_event_callback`` may
@@ -101,6 +106,7 @@ class Runner:
         plugins: Sequence[BasePlugin] = (),
         lease_seconds: float = 30.0,
         max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+        spend_store: SpendStore | None = None,
     ) -> None:
         if not lease_seconds > 0:
             raise ConfigurationError(f"lease_seconds must be > 0, got {lease_seconds!r}")
@@ -111,6 +117,7 @@ class Runner:
         self.agent = agent
         self.session_service = _open_service(session_service)
         self.plugins = PluginManager(plugins)
+        self.spend_store = spend_store or default_spend_store(self.session_service)
 
     async def create_session(
         self, *, user_id: str, session_id: str | None = None, state: dict[str, Any] | None = None
@@ -139,8 +146,13 @@ class Runner:
         user_content: Content | None,
         invocation_id: str | None = None,
     ) -> InvocationContext:
+        invocation_id = invocation_id or new_invocation_id()
+        spend = None
+        if run_config.spend_limits:
+            who = Who(session.app_name, session.user_id, session.id, invocation_id)
+            spend = SpendLimits(run_config.spend_limits, self.spend_store, who)
         return InvocationContext(
-            invocation_id=invocation_id or new_invocation_id(),
+            invocation_id=invocation_id,
             agent=self.agent,
             session=session,
             session_service=self.session_service,
@@ -148,7 +160,7 @@ class Runner:
             user_content=user_content,
             budget=LlmCallBudget(run_config.max_llm_calls),
             plugins=self.plugins,
-            usage=UsageMeter(run_config.usage_limits, run_config.prices),
+            usage=UsageMeter(run_config.usage_limits, run_config.prices, spend),
         )
 
     def _keeper(self, record: InvocationRecord, ctx: InvocationContext) -> RecordKeeper:

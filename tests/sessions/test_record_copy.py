@@ -29,6 +29,7 @@ def a_record_with_no_default_left() -> InvocationRecord:
         "resume_count": 8,
         "journal": {"c-1": {"state": "started"}},
         "revision": 9,
+        "usage": {"input_tokens": 10, "cost": "0.5"},
     }
     assert set(values) == {f.name for f in dataclasses.fields(InvocationRecord)}
     return InvocationRecord(**values)

@@ -11,20 +11,27 @@ Every limit is checked before each model attempt against the attempt's
 estimate (estimated input plus the request's ``max_output_tokens``) and
 refuses it with ``UsageLimitExceededError`` before anything is sent; every
 attempt's reported usage counts afterwards, failed attempts' too. The exact
-rule is in ``_meter``'s docstring and docs/cost.md.
+rule is in ``_meter``'s docstring and docs/cost.md. Spend stores:
+``InMemorySpendStore``, ``SqlSessionService.spend_store()`` (the session
+database) and ``steadyflow.usage.redis.RedisSpendStore`` (fleets).
 """
 
 from __future__ import annotations
 
+from ._memory_spend import InMemorySpendStore
 from ._totals import UsageTotals
 from .limits import SpendLimit, SpendScope, UsageLimits
 from .prices import ModelPrice, Price, find_price
+from .spend import SpendEntry, SpendStore
 
 __all__ = [
+    "InMemorySpendStore",
     "ModelPrice",
     "Price",
+    "SpendEntry",
     "SpendLimit",
     "SpendScope",
+    "SpendStore",
     "UsageLimits",
     "UsageTotals",
     "find_price",

@@ -15,6 +15,10 @@ application's own tables.
 - ``steadyflow_invocations``: one row per invocation record (status,
   budget, owner and lease, the trace as JSON text, the tool journal), keyed
   by the session and the invocation id; ``revision`` guards its writes.
+- ``steadyflow_spend``: one row per model attempt under a spend limit
+  (``steadyflow.usage.spend``): who, which model, when, its cost in
+  nanodollars and tokens, ``reserved`` until the attempt ends, then
+  ``charged``.
 - ``steadyflow_schema``: one row holding the schema version.
 
 Version 2 added the invocations table; version 3 the invocations' ``usage``
@@ -29,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Column,
     Double,
     Index,
@@ -63,6 +68,7 @@ __all__ = [
     "metadata",
     "schema",
     "sessions",
+    "spend",
     "user_state",
 ]
 
@@ -160,6 +166,24 @@ invocations = Table(
     Column("revision", Integer, nullable=False),
     Column("usage", _JSON),
     Index("steadyflow_invocations_status", "status"),
+)
+
+spend = Table(
+    "steadyflow_spend",
+    metadata,
+    Column("id", String, primary_key=True),
+    Column("app_name", String, nullable=False),
+    Column("user_id", String, nullable=False),
+    Column("session_id", String, nullable=False),
+    Column("invocation_id", String, nullable=False),
+    Column("model", String, nullable=False),
+    Column("at", Double, nullable=False),
+    Column("cost_nano", BigInteger, nullable=False),
+    Column("tokens", BigInteger, nullable=False),
+    Column("state", String, nullable=False),
+    Column("expires_at", Double),
+    Index("steadyflow_spend_user", "app_name", "user_id", "at"),
+    Index("steadyflow_spend_app", "app_name", "at"),
 )
 
 schema = Table(

@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import update
 from sqlalchemy.engine import URL
@@ -39,6 +39,9 @@ from ._engine import WRITE, create_engine, make_folder, normalize_url
 from ._failures import store_failures
 from ._invocations import load_record, load_records, load_unfinished, put_record
 from ._key import SessionKey
+
+if TYPE_CHECKING:
+    from ._spend import SqlSpendStore
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "SqlSessionService"]
 
@@ -82,6 +85,7 @@ class SqlSessionService(BaseSessionService):
         self._ready = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready_lock = asyncio.Lock()
+        self._spend: SqlSpendStore | None = None
 
     def __repr__(self) -> str:
         return f"SqlSessionService({self.where!r})"
@@ -90,6 +94,14 @@ class SqlSessionService(BaseSessionService):
     def where(self) -> str:
         """The database URL with its credentials masked, for logs and errors."""
         return redact_url(self._url.render_as_string(hide_password=False))
+
+    def spend_store(self) -> SqlSpendStore:
+        """The spend store in this database (``RunConfig.spend_limits``; one per service)."""
+        if self._spend is None:
+            from ._spend import SqlSpendStore
+
+            self._spend = SqlSpendStore(self)
+        return self._spend
 
     @property
     def engine(self) -> AsyncEngine:

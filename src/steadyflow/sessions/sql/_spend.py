@@ -1,0 +1,144 @@
+"""``SqlSpendStore``: spend limits kept in the session database (``steadyflow_spend``).
+
+Every reservation is one write transaction that sums each limit's scope
+inside its window, then inserts the reserved row. Two reservations never
+interleave: on PostgreSQL the transaction first takes an advisory lock per
+app (``pg_advisory_xact_lock``), on SQLite the write transaction's lock
+(``BEGIN IMMEDIATE``) does the same. Settling updates or deletes the row.
+Rows older than ``retention_seconds`` are deleted by the reservations of
+their app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
+
+import steadyflow.sessions.sql._schema as t
+
+from ...usage.spend import Charge, Refusal, SpendCheck, SpendEntry, Who
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+    from ._service import SqlSessionService
+
+__all__ = ["SqlSpendStore"]
+
+
+def _scope(check: SpendCheck, who: Who) -> ColumnElement[bool]:
+    s = t.spend
+    where = s.c.app_name == who.app
+    if check.scope in ("user", "session"):
+        where = where & (s.c.user_id == who.user)
+    if check.scope == "session":
+        where = where & (s.c.session_id == who.session)
+    return where
+
+
+async def _spent(conn: AsyncConnection, check: SpendCheck, who: Who, now: float) -> Charge:
+    s = t.spend
+    live = or_(s.c.state == "charged", s.c.expires_at > now)
+    query = select(
+        func.coalesce(func.sum(s.c.cost_nano), 0), func.coalesce(func.sum(s.c.tokens), 0)
+    )
+    row = (
+        await conn.execute(query.where(_scope(check, who) & (s.c.at > now - check.seconds) & live))
+    ).one()
+    return Charge(int(row[0]), int(row[1]))
+
+
+class SqlSpendStore:
+    """Spend entries in the session database; see the module docstring.
+
+    Made by ``SqlSessionService.spend_store()``, sharing its connections.
+    """
+
+    def __init__(self, service: SqlSessionService, retention_seconds: float = 31 * 86400.0) -> None:
+        self._service = service
+        self._retention = retention_seconds
+
+    async def reserve(
+        self,
+        hold_id: str,
+        who: Who,
+        model: str,
+        estimate: Charge,
+        checks: Sequence[SpendCheck],
+        now: float,
+        expires_at: float,
+    ) -> Refusal | None:
+        """See ``SpendStore.reserve``."""
+        s = t.spend
+        async with self._service._write("reserve spend") as conn:
+            if conn.dialect.name == "postgresql":
+                lock = text("SELECT pg_advisory_xact_lock(hashtext(:key))")
+                await conn.execute(lock, {"key": f"steadyflow_spend:{who.app}"})
+            cutoff = now - self._retention
+            await conn.execute(delete(s).where((s.c.app_name == who.app) & (s.c.at <= cutoff)))
+            for check in checks:
+                spent = await _spent(conn, check, who, now)
+                if check.refuses(spent, estimate):
+                    return Refusal(check, spent)
+            row = _row(hold_id, who, model, estimate, now, expires_at)
+            await conn.execute(s.insert().values(**row))
+        return None
+
+    async def settle(self, hold_id: str, who: Who, actual: Charge | None, now: float) -> None:
+        """See ``SpendStore.settle``."""
+        s = t.spend
+        async with self._service._write("settle spend") as conn:
+            if actual is None:
+                await conn.execute(delete(s).where(s.c.id == hold_id))
+                return
+            values = {
+                "cost_nano": actual.cost_nano,
+                "tokens": actual.tokens,
+                "state": "charged",
+                "expires_at": None,
+            }
+            await conn.execute(update(s).where(s.c.id == hold_id).values(**values))
+
+    async def entries(self, app: str | None, since: float) -> list[SpendEntry]:
+        """See ``SpendStore.entries``."""
+        s = t.spend
+        where = (s.c.state == "charged") & (s.c.at > since)
+        if app is not None:
+            where = where & (s.c.app_name == app)
+        async with self._service._read("read spend") as conn:
+            rows = (await conn.execute(select(s).where(where).order_by(s.c.at))).all()
+        return [
+            SpendEntry(
+                r.id,
+                r.app_name,
+                r.user_id,
+                r.session_id,
+                r.invocation_id,
+                r.model,
+                r.at,
+                int(r.cost_nano),
+                int(r.tokens),
+                "charged",
+            )
+            for r in rows
+        ]
+
+
+def _row(
+    hold_id: str, who: Who, model: str, estimate: Charge, now: float, expires_at: float
+) -> dict[str, Any]:
+    return {
+        "id": hold_id,
+        "app_name": who.app,
+        "user_id": who.user,
+        "session_id": who.session,
+        "invocation_id": who.invocation,
+        "model": model,
+        "at": now,
+        "cost_nano": estimate.cost_nano,
+        "tokens": estimate.tokens,
+        "state": "reserved",
+        "expires_at": expires_at,
+    }
