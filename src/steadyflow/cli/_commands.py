@@ -505,6 +505,23 @@ def emulate(
     raise typer.Exit(emulator_main(argv))
 
 
+@app.command()
+def usage(
+    session_db: SessionDb = DEFAULT_SESSION_URL,
+    redis: Annotated[
+        str | None, typer.Option("--redis", help="Read a Redis spend store instead.")
+    ] = None,
+    app_name: Annotated[str | None, typer.Option("--app", help="Only this app.")] = None,
+    by: Annotated[str, typer.Option("--by", help="Group by app, user, session or model.")] = "user",
+    hours: Annotated[float, typer.Option("--hours", help="How far back, in hours.")] = 24.0,
+    as_json: AsJson = False,
+) -> None:
+    """Print spend under spend limits by app, user, session or model over a window."""
+    from ._usage import print_usage
+
+    asyncio.run(print_usage(session_db, redis, app_name, by, hours, as_json))
+
+
 @sessions_app.command("list")
 def sessions_list(
     session_db: SessionDb = DEFAULT_SESSION_URL,
