@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from steadyflow.errors import ModelConnectionError
 from steadyflow.models import LlmRequest, LlmResponse
 from steadyflow.models.anthropic import Anthropic
 from steadyflow.types import Content, UsageMetadata
@@ -120,3 +121,18 @@ async def test_cache_reads_and_writes_count_inside_the_input(
         cached_input_tokens=2000,
         cache_write_tokens=300,
     )
+
+
+async def test_a_stream_cut_before_message_stop_carries_the_usage_it_reported(
+    hostile: HostileServer,
+) -> None:
+    cut = [e for e in search_events() if '"message_stop"' not in e[1]]
+    hostile.script(sse_reply(cut))
+    llm = Anthropic(MODEL, api_key="test-key", base_url=hostile.url)
+    try:
+        with pytest.raises(ModelConnectionError) as caught:
+            _ = [r async for r in llm.generate_content_async(REQUEST, stream=True)]
+    finally:
+        await llm.aclose()
+    assert caught.value.usage is not None
+    assert (caught.value.usage.input_tokens, caught.value.usage.output_tokens) == (10682, 510)

@@ -7,7 +7,8 @@ cumulative: ``message_delta.usage`` carries the final counts, including
 ``input_tokens`` and the cache fields when server tools ran several
 iterations, so each field keeps its last non-null value, starting from
 ``message_start``. A stream that ends without ``message_stop`` was cut: it
-is a ``ModelConnectionError``, never an answer.
+is a ``ModelConnectionError``, never an answer; the usage it reported so far
+(billed all the same) is the error's ``usage``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from ..errors import ModelConnectionError
 from ..types import Part
-from ._anthropic_answer import Answer
+from ._anthropic_answer import Answer, usage_from
 from ._http import parse_arguments
 
 __all__ = ["assemble"]
@@ -83,6 +84,7 @@ async def assemble(
         raise ModelConnectionError(
             f"{where}: the stream ended before message_stop (a cut answer)",
             provider="anthropic",
+            usage=usage_from(answer.usage),
         )
     for index, pieces in json_parts.items():
         if not pieces:
