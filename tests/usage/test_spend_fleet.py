@@ -25,7 +25,7 @@ WORKER = """
 import asyncio, random, sys
 import redis.asyncio as aioredis
 from steadyflow.usage.redis import RedisSpendStore
-from steadyflow.usage.spend import Charge, SpendCheck, Who
+from steadyflow.usage.spend import Charge, SpendCheck, SpendEntry, Who
 
 async def main(url, prefix, worker, tries, estimate, limit):
     client = aioredis.Redis.from_url(url)
@@ -37,7 +37,9 @@ async def main(url, prefix, worker, tries, estimate, limit):
     for i in range(tries):
         hold = f"w{worker}-{i}"
         now = 1000.0 + i
-        refusal = await store.reserve(hold, who, "m", Charge(0, estimate), [check], now, now + 600)
+        entry = SpendEntry(hold, "app", "alice", who.session, who.invocation, "m", now, 0,
+                           estimate, "reserved", now + 600)
+        refusal = await store.reserve(entry, [check])
         if refusal is None:
             admitted += 1
             await store.settle(hold, who, Charge(0, random.randint(estimate // 2, estimate)), now)

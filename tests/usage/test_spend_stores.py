@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from steadyflow.usage.spend import Charge, SpendCheck, SpendStore, Who
+from steadyflow.usage.spend import Charge, SpendCheck, SpendEntry, SpendStore, Who
 
 ALICE_1, ALICE_2 = Who("app", "alice", "s1", "e-1"), Who("app", "alice", "s2", "e-2")
 BOB = Who("app", "bob", "s3", "e-3")
@@ -15,12 +15,25 @@ def tokens(limit: int, scope: str = "user", seconds: float = DAY) -> SpendCheck:
     return SpendCheck(scope, scope, seconds, None, limit)  # type: ignore[arg-type]
 
 
-async def reserve(
-    store: SpendStore, hold: str, who: Who, amount: int, check: SpendCheck, now=100.0
-):
-    return await store.reserve(
-        hold, who, "m", Charge(amount * 10, amount), [check], now, now + 600.0
+def hold(hold_id: str, who: Who, amount: int, now: float) -> SpendEntry:
+    """A reservation of ``amount`` tokens (and ten nanodollars a token) at ``now``."""
+    return SpendEntry(
+        hold_id,
+        who.app,
+        who.user,
+        who.session,
+        who.invocation,
+        "m",
+        now,
+        amount * 10,
+        amount,
+        "reserved",
+        now + 600.0,
     )
+
+
+async def reserve(store: SpendStore, hold_id: str, who: Who, amount: int, check, now=100.0):
+    return await store.reserve(hold(hold_id, who, amount, now), [check])
 
 
 async def test_a_user_limit_counts_every_session_of_the_user_and_no_one_else(spend_store):

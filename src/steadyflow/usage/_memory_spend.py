@@ -29,42 +29,22 @@ class InMemorySpendStore:
         self._lock = threading.Lock()
         self._retention = retention_seconds
 
-    async def reserve(
-        self,
-        hold_id: str,
-        who: Who,
-        model: str,
-        estimate: Charge,
-        checks: Sequence[SpendCheck],
-        now: float,
-        expires_at: float,
-    ) -> Refusal | None:
+    async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
         """See ``SpendStore.reserve``."""
+        now = hold.at
         with self._lock:
             self._prune(now)
             for check in checks:
                 since = now - check.seconds
-                spent = Charge(0, 0)
-                for entry in self._entries.values():
-                    if check.matches(entry, who) and entry.counts(since, now):
-                        spent = Charge(
-                            spent.cost_nano + entry.cost_nano, spent.tokens + entry.tokens
-                        )
-                if check.refuses(spent, estimate):
+                counted = [
+                    e
+                    for e in self._entries.values()
+                    if check.matches(e, hold) and e.counts(since, now)
+                ]
+                spent = Charge(sum(e.cost_nano for e in counted), sum(e.tokens for e in counted))
+                if check.refuses(spent, hold.charge):
                     return Refusal(check, spent)
-            self._entries[hold_id] = SpendEntry(
-                hold_id,
-                who.app,
-                who.user,
-                who.session,
-                who.invocation,
-                model,
-                now,
-                estimate.cost_nano,
-                estimate.tokens,
-                "reserved",
-                expires_at,
-            )
+            self._entries[hold.id] = hold
             return None
 
     async def settle(self, hold_id: str, who: Who, actual: Charge | None, now: float) -> None:

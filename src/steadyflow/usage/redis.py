@@ -104,34 +104,26 @@ class RedisSpendStore:
                 f"spend store {self!r} could not {action}: {type(error).__name__}: {error}"
             ) from error
 
-    async def reserve(
-        self,
-        hold_id: str,
-        who: Who,
-        model: str,
-        estimate: Charge,
-        checks: Sequence[SpendCheck],
-        now: float,
-        expires_at: float,
-    ) -> Refusal | None:
+    async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
         """See ``SpendStore.reserve``."""
         entry = {
-            "user": who.user,
-            "session": who.session,
-            "invocation": who.invocation,
-            "model": model,
-            "at": repr(now),
-            "cost_nano": str(estimate.cost_nano),
-            "tokens": str(estimate.tokens),
+            "user": hold.user,
+            "session": hold.session,
+            "invocation": hold.invocation,
+            "model": hold.model,
+            "at": repr(hold.at),
+            "cost_nano": str(hold.cost_nano),
+            "tokens": str(hold.tokens),
             "state": "reserved",
-            "expires_at": repr(expires_at),
+            "expires_at": repr(hold.expires_at),
         }
-        args: list[Any] = [repr(now), hold_id, json.dumps(entry), estimate.cost_nano]
-        args += [estimate.tokens, repr(self._retention), len(checks)]
+        args: list[Any] = [repr(hold.at), hold.id, json.dumps(entry), hold.cost_nano]
+        args += [hold.tokens, repr(self._retention), len(checks)]
         for check in checks:
             args += [_SET[check.scope], repr(check.seconds)]
             args += ["" if check.max_cost_nano is None else check.max_cost_nano]
             args += ["" if check.max_tokens is None else check.max_tokens]
+        who = Who(hold.app, hold.user, hold.session)
         reply = await self._run("reserve", self._keys(who), args, "reserve spend")
         index = int(reply[0])
         if index < 0:

@@ -104,15 +104,15 @@ class SpendCheck:
             return True
         return tokens is not None and spent.tokens + estimate.tokens > tokens
 
-    def matches(self, entry: SpendEntry, who: Who) -> bool:
-        """Whether ``entry`` belongs to this limit's scope for ``who``."""
-        if entry.app != who.app:
+    def matches(self, entry: SpendEntry, hold: SpendEntry) -> bool:
+        """Whether ``entry`` is in this limit's scope for the attempt ``hold`` is for."""
+        if entry.app != hold.app:
             return False
         if self.scope == "app":
             return True
-        if entry.user != who.user:
+        if entry.user != hold.user:
             return False
-        return self.scope == "user" or entry.session == who.session
+        return self.scope == "user" or entry.session == hold.session
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,21 +150,17 @@ class SpendEntry:
         """US dollars."""
         return from_nano(self.cost_nano)
 
+    @property
+    def charge(self) -> Charge:
+        """What the entry holds or charges."""
+        return Charge(self.cost_nano, self.tokens)
+
 
 class SpendStore(Protocol):
     """Where spend entries live; see the module docstring for the guarantees."""
 
-    async def reserve(
-        self,
-        hold_id: str,
-        who: Who,
-        model: str,
-        estimate: Charge,
-        checks: Sequence[SpendCheck],
-        now: float,
-        expires_at: float,
-    ) -> Refusal | None:
-        """Atomically: the first check ``estimate`` would cross, or add the reserved entry."""
+    async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
+        """Atomically: the first check ``hold`` would cross, or store ``hold`` (now: its ``at``)."""
         ...
 
     async def settle(self, hold_id: str, who: Who, actual: Charge | None, now: float) -> None:
@@ -203,15 +199,24 @@ class SpendLimits:
 
     async def reserve(self, estimate: Estimate, model: str, call: str) -> Any:
         """Hold ``estimate`` in the store, or raise ``UsageLimitExceededError``."""
-        hold = Charge(to_nano(estimate.cost), estimate.total_tokens)
-        hold_id = "h-" + os.urandom(12).hex()
-        now = self._clock()
-        refusal = await self.store.reserve(
-            hold_id, self.who, model, hold, self.checks, now, now + self._hold_seconds
+        who, now = self.who, self._clock()
+        hold = SpendEntry(
+            "h-" + os.urandom(12).hex(),
+            who.app,
+            who.user,
+            who.session,
+            who.invocation,
+            model,
+            now,
+            to_nano(estimate.cost),
+            estimate.total_tokens,
+            "reserved",
+            now + self._hold_seconds,
         )
+        refusal = await self.store.reserve(hold, self.checks)
         if refusal is not None:
             raise _refused(refusal, estimate, call)
-        return hold_id
+        return hold.id
 
     async def settle(self, hold: Any, usage: UsageMetadata | None, cost: Decimal | None) -> None:
         """Charge what the attempt used in place of its hold."""

@@ -28,24 +28,25 @@ if TYPE_CHECKING:
 __all__ = ["SqlSpendStore"]
 
 
-def _scope(check: SpendCheck, who: Who) -> ColumnElement[bool]:
+def _scope(check: SpendCheck, hold: SpendEntry) -> ColumnElement[bool]:
     s = t.spend
-    where = s.c.app_name == who.app
+    where = s.c.app_name == hold.app
     if check.scope in ("user", "session"):
-        where = where & (s.c.user_id == who.user)
+        where = where & (s.c.user_id == hold.user)
     if check.scope == "session":
-        where = where & (s.c.session_id == who.session)
+        where = where & (s.c.session_id == hold.session)
     return where
 
 
-async def _spent(conn: AsyncConnection, check: SpendCheck, who: Who, now: float) -> Charge:
+async def _spent(conn: AsyncConnection, check: SpendCheck, hold: SpendEntry) -> Charge:
+    now = hold.at
     s = t.spend
     live = or_(s.c.state == "charged", s.c.expires_at > now)
     query = select(
         func.coalesce(func.sum(s.c.cost_nano), 0), func.coalesce(func.sum(s.c.tokens), 0)
     )
     row = (
-        await conn.execute(query.where(_scope(check, who) & (s.c.at > now - check.seconds) & live))
+        await conn.execute(query.where(_scope(check, hold) & (s.c.at > now - check.seconds) & live))
     ).one()
     return Charge(int(row[0]), int(row[1]))
 
@@ -60,30 +61,20 @@ class SqlSpendStore:
         self._service = service
         self._retention = retention_seconds
 
-    async def reserve(
-        self,
-        hold_id: str,
-        who: Who,
-        model: str,
-        estimate: Charge,
-        checks: Sequence[SpendCheck],
-        now: float,
-        expires_at: float,
-    ) -> Refusal | None:
+    async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
         """See ``SpendStore.reserve``."""
         s = t.spend
         async with self._service._write("reserve spend") as conn:
             if conn.dialect.name == "postgresql":
                 lock = text("SELECT pg_advisory_xact_lock(hashtext(:key))")
-                await conn.execute(lock, {"key": f"steadyflow_spend:{who.app}"})
-            cutoff = now - self._retention
-            await conn.execute(delete(s).where((s.c.app_name == who.app) & (s.c.at <= cutoff)))
+                await conn.execute(lock, {"key": f"steadyflow_spend:{hold.app}"})
+            cutoff = hold.at - self._retention
+            await conn.execute(delete(s).where((s.c.app_name == hold.app) & (s.c.at <= cutoff)))
             for check in checks:
-                spent = await _spent(conn, check, who, now)
-                if check.refuses(spent, estimate):
+                spent = await _spent(conn, check, hold)
+                if check.refuses(spent, hold.charge):
                     return Refusal(check, spent)
-            row = _row(hold_id, who, model, estimate, now, expires_at)
-            await conn.execute(s.insert().values(**row))
+            await conn.execute(s.insert().values(**_row(hold)))
         return None
 
     async def settle(self, hold_id: str, who: Who, actual: Charge | None, now: float) -> None:
@@ -126,19 +117,17 @@ class SqlSpendStore:
         ]
 
 
-def _row(
-    hold_id: str, who: Who, model: str, estimate: Charge, now: float, expires_at: float
-) -> dict[str, Any]:
+def _row(hold: SpendEntry) -> dict[str, Any]:
     return {
-        "id": hold_id,
-        "app_name": who.app,
-        "user_id": who.user,
-        "session_id": who.session,
-        "invocation_id": who.invocation,
-        "model": model,
-        "at": now,
-        "cost_nano": estimate.cost_nano,
-        "tokens": estimate.tokens,
-        "state": "reserved",
-        "expires_at": expires_at,
+        "id": hold.id,
+        "app_name": hold.app,
+        "user_id": hold.user,
+        "session_id": hold.session,
+        "invocation_id": hold.invocation,
+        "model": hold.model,
+        "at": hold.at,
+        "cost_nano": hold.cost_nano,
+        "tokens": hold.tokens,
+        "state": hold.state,
+        "expires_at": hold.expires_at,
     }
