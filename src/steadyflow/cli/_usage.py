@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import cast
 
 from rich import box
 from rich.markup import escape
@@ -58,7 +59,7 @@ async def _entries(url: str, redis: str | None, app: str | None, since: float) -
         make = getattr(service, "spend_store", None)
         if not callable(make):
             raise CliError("this session store keeps no spend; use a SQL database or --redis")
-        store: SpendStore = make()
+        store = cast(SpendStore, make())
         return await store.entries(app, since)
 
 

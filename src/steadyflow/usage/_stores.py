@@ -9,7 +9,7 @@ runner on that service.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, cast
 
 from ._memory_spend import InMemorySpendStore
 from .spend import SpendStore
@@ -23,7 +23,7 @@ def default_spend_store(session_service: Any) -> SpendStore:
     """The spend store that goes with ``session_service``."""
     own = getattr(session_service, "spend_store", None)
     if callable(own):
-        store: SpendStore = own()
+        store = cast(SpendStore, own())
         return store
     memory = _in_memory.get(session_service)
     if memory is None:

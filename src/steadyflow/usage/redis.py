@@ -141,7 +141,8 @@ class RedisSpendStore:
         pattern = f"{self.prefix}{{{'*' if app is None else app}}}:e"
         found: list[SpendEntry] = []
         try:
-            async for key in client.scan_iter(match=pattern):
+            untyped: Any = client  # scan_iter's stub leaves **kwargs untyped
+            async for key in untyped.scan_iter(match=pattern):
                 name = key.decode() if isinstance(key, bytes) else str(key)
                 app_name = name[len(self.prefix) + 1 : name.rindex("}")]
                 for entry_id, text in (await client.hgetall(name)).items():

@@ -100,7 +100,7 @@ class SqlSessionService(BaseSessionService):
         if self._spend is None:
             from ._spend import SqlSpendStore
 
-            self._spend = SqlSpendStore(self)
+            self._spend = SqlSpendStore(self._read, self._write)
         return self._spend
 
     @property

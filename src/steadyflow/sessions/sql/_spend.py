@@ -11,7 +11,8 @@ their app.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, delete, func, or_, select, text, update
@@ -23,7 +24,8 @@ from ...usage.spend import Charge, Refusal, SpendCheck, SpendEntry, Who
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
-    from ._service import SqlSessionService
+Transaction = Callable[[str], AbstractAsyncContextManager["AsyncConnection"]]
+"""The service's read or write transaction, named by what it does (for its errors)."""
 
 __all__ = ["SqlSpendStore"]
 
@@ -54,17 +56,20 @@ async def _spent(conn: AsyncConnection, check: SpendCheck, hold: SpendEntry) -> 
 class SqlSpendStore:
     """Spend entries in the session database; see the module docstring.
 
-    Made by ``SqlSessionService.spend_store()``, sharing its connections.
+    Made by ``SqlSessionService.spend_store()``, on its transactions (so its
+    errors are ``SessionStoreError`` naming the database, like the sessions').
     """
 
-    def __init__(self, service: SqlSessionService, retention_seconds: float = 31 * 86400.0) -> None:
-        self._service = service
+    def __init__(
+        self, read: Transaction, write: Transaction, retention_seconds: float = 31 * 86400.0
+    ) -> None:
+        self._read, self._write = read, write
         self._retention = retention_seconds
 
     async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
         """See ``SpendStore.reserve``."""
         s = t.spend
-        async with self._service._write("reserve spend") as conn:
+        async with self._write("reserve spend") as conn:
             if conn.dialect.name == "postgresql":
                 lock = text("SELECT pg_advisory_xact_lock(hashtext(:key))")
                 await conn.execute(lock, {"key": f"steadyflow_spend:{hold.app}"})
@@ -80,7 +85,7 @@ class SqlSpendStore:
     async def settle(self, hold_id: str, who: Who, actual: Charge | None, now: float) -> None:
         """See ``SpendStore.settle``."""
         s = t.spend
-        async with self._service._write("settle spend") as conn:
+        async with self._write("settle spend") as conn:
             if actual is None:
                 await conn.execute(delete(s).where(s.c.id == hold_id))
                 return
@@ -98,7 +103,7 @@ class SqlSpendStore:
         where = (s.c.state == "charged") & (s.c.at > since)
         if app is not None:
             where = where & (s.c.app_name == app)
-        async with self._service._read("read spend") as conn:
+        async with self._read("read spend") as conn:
             rows = (await conn.execute(select(s).where(where).order_by(s.c.at))).all()
         return [
             SpendEntry(
