@@ -50,6 +50,7 @@ from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
 from .sessions.base import BaseSessionService, Session
 from .sessions.in_memory import InMemorySessionService
+from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
 from .tools.base_toolset import close_toolsets
 from .types import Content
