@@ -140,7 +140,7 @@ PACER_POLICIES = (
         "pacer, no headers",
         "the same ProviderPacer() against a provider that sends bare 429s (no rate-limit "
         "headers, no retry-after): it learns the rate from refusals (AIMD, x0.7 on a 429, "
-        "back in 10 s)",
+        "back in 30 s)",
         _paced,
         headers="none",
     ),

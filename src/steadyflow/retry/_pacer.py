@@ -121,6 +121,10 @@ class ProviderPacer:
             rate that was refused (AIMD; AWS uses 0.7).
         recovery: without headers, seconds for the rate to climb back to the
             refused rate after a cut (it then keeps climbing until refused).
+            Limits are per minute: probing on that timescale costs fewer
+            refusals than a fast climb (in the storm bench, 30 s instead of
+            10 s cuts the attempts per served call from 1.64 to 1.15 for 1%
+            fewer calls served).
         quota_hold: how long a key stays exhausted after a quota error that
             named no reset (OpenAI's ``insufficient_quota``).
         clock: where time is read; default ``current_clock()``.
@@ -135,7 +139,7 @@ class ProviderPacer:
         max_wait: float | timedelta = 60.0,
         learn_from_headers: bool = True,
         decrease: float = 0.7,
-        recovery: float | timedelta = 10.0,
+        recovery: float | timedelta = 30.0,
         quota_hold: float | timedelta = 900.0,
         clock: Clock | None = None,
     ) -> None:
