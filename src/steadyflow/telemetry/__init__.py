@@ -40,6 +40,8 @@ Attributes:
     ATTR_TOOL_CALL_RESULT: ``gen_ai.tool.call.result`` as JSON (opt-in).
     ATTR_TOOL_NAME: ``gen_ai.tool.name``.
     ATTR_TOOL_TYPE: ``gen_ai.tool.type`` (``function``).
+    ATTR_USAGE_COST: ``steadyflow.usage.cost``, a model call's price in US dollars
+        (when the model's price is known).
     CAPTURE_CONTENT_ENV: the variable that opts in to recording message
         content (``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``).
     TRACER_NAME: the instrumentation scope of steadyflow's tracer and meter.

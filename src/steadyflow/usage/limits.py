@@ -24,6 +24,7 @@ from ..errors import ConfigurationError
 __all__ = ["SpendLimit", "SpendScope", "UsageLimits", "to_money"]
 
 SpendScope = Literal["session", "user", "app"]
+"""Whose spending a ``SpendLimit`` caps: one session, one user, or the whole app."""
 _SCOPES = ("session", "user", "app")
 
 
