@@ -10,9 +10,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from steadyflow import LlmAgent, RetryConfig, RunConfig
 from steadyflow.cli._timeline import summary_line
-from steadyflow.errors import ModelConnectionError
+from steadyflow.errors import ModelConnectionError, UsageLimitExceededError
 from steadyflow.testing import FakeClock, ScriptedLlm, fake_clock, run_turn
-from steadyflow.usage import ModelPrice
+from steadyflow.usage import ModelPrice, UsageLimits
 from tests.support.otel import metric_points, metric_reader, span_exporter
 
 from .helpers import answer, noop, records, start, tool_call, turn, usage
@@ -94,3 +94,14 @@ async def test_the_cost_counter_adds_each_priced_attempt(clock) -> None:
     await run_turn(LlmAgent(name="a", model=model), "hi", run_config=RunConfig(prices=PRICES))
     after = metric_points(reader, "steadyflow.llm.cost")[key]
     assert after - before == pytest.approx(0.003)
+
+
+async def test_a_usage_limit_stop_is_not_counted_as_a_call_budget_exhaustion(clock) -> None:
+    reader = metric_reader()
+    name = "steadyflow.llm.budget.exhaustions"
+    before = sum(v for v in metric_points(reader, name).values() if isinstance(v, int))
+    config = RunConfig(usage_limits=UsageLimits(max_total_tokens=1))
+    result = await run_turn(LlmAgent(name="a", model=ScriptedLlm(["x"])), "hi", run_config=config)
+    assert isinstance(result.error, UsageLimitExceededError)
+    after = sum(v for v in metric_points(reader, name).values() if isinstance(v, int))
+    assert after == before

@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from .. import telemetry
-from ..errors import call_limit_in_chain
+from ..errors import LlmCallsLimitExceededError, error_chain
 from ..retry._observer import CallSpans, Responses
 from ..telemetry import _metrics
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
@@ -165,12 +165,17 @@ class InvocationRecorder:
             trace.status = "error"
             trace.error_type = type(error).__qualname__
             trace.error_message = str(error)[:_MESSAGE_LIMIT]
-            if self.metrics and call_limit_in_chain(error):
+            if self.metrics and _calls_exhausted(error):
                 _metrics.record_budget_exhausted(agent_name)
         for step in trace.steps:
             _close_step(step, trace, now)
         trace.duration = round(now, _DIGITS)
         return trace
+
+
+def _calls_exhausted(error: BaseException) -> bool:
+    """Whether ``max_llm_calls`` ended the run (not a token, cost or spend limit)."""
+    return any(isinstance(link, LlmCallsLimitExceededError) for link in error_chain(error))
 
 
 def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
