@@ -31,3 +31,10 @@ def test_trace_format_error_is_a_session_error_still_exported_by_trace_record():
 def test_an_unreadable_stored_trace_is_a_server_error_not_a_conflict():
     assert status_for(TraceFormatErrorFromTraceRecord("not a steadyflow trace")) == 500
     assert status_for(SessionError("session 's' already exists")) == 409
+
+
+def test_a_usage_or_spend_limit_is_a_429_like_the_call_budget():
+    from steadyflow.errors import LlmCallsLimitExceededError, UsageLimitExceededError
+
+    refused = UsageLimitExceededError("user:max_cost", "$1", "$1", "$0.01", "attempt 1")
+    assert status_for(refused) == status_for(LlmCallsLimitExceededError(5)) == 429
