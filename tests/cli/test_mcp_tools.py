@@ -46,7 +46,7 @@ def test_dump_request_and_trace_show_mcp_tools_like_function_tools(cli, db, tmp_
         part["function_response"]["response"]
         for content in request["contents"]
         for part in content["parts"]
-        if part["function_response"] is not None
+        if part.get("function_response") is not None
     ]
     assert responses == [{"result": 5}, {"order_id": "1", "status": "shipped"}]
 

@@ -288,3 +288,21 @@ async def test_a_crash_while_the_confirmed_tool_runs_is_not_run_again(service):
     assert events[-1].text == "I do not know if it went through."
     (record,) = (await stored(runner, session.id))[1]
     assert record.resume_count == 2  # once by the answer, once after the crash
+
+
+async def test_a_process_killed_right_after_asking_leaves_the_invocation_waiting(service):
+    bank = Bank()
+    model = ScriptedLlm([call("transfer", {"amount": 5}), "Sent."])
+    runner = runner_for(service, model, [FunctionTool(bank.transfer, require_confirmation=True)])
+    session = await runner.create_session(user_id="u")
+    (request,) = requests_in(await run(runner, session.id, "send 5"))
+    await as_if_killed(runner, session.id)  # the pause is stored, the record not yet closed
+
+    with pytest.raises(NothingToResumeError, match="waiting for a confirmation"):
+        [e async for e in runner.resume_async(user_id="u", session_id=session.id)]
+    (record,) = (await stored(runner, session.id))[1]
+    assert record.status is InvocationStatus.WAITING and record.owner is None
+
+    events = await run(runner, session.id, confirmation_answer(request.id, confirmed=True))
+    assert bank.runs == [("transfer", {"amount": 5, "payload": None})]
+    assert events[-1].text == "Sent."

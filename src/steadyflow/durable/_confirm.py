@@ -45,6 +45,7 @@ __all__ = [
     "mark_waiting",
     "settle_waiting",
     "take_answers",
+    "waits_for_a_person",
 ]
 
 WAITING, ANSWERED = "waiting", "answered"
@@ -98,6 +99,11 @@ def _waiting(record: InvocationRecord) -> dict[str, str]:
         if is_object(entry) and entry.get("state") == WAITING:
             found[str(entry.get("request"))] = call_id
     return found
+
+
+def waits_for_a_person(record: InvocationRecord) -> bool:
+    """Whether a pause of ``record`` is stored and still waits for an answer."""
+    return bool(_waiting(record))
 
 
 def _refusal(session: Session, records: list[InvocationRecord], request_id: str) -> str:

@@ -34,6 +34,7 @@ from ..flows.processors._tools import ask_toolsets
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationOwner, InvocationRecord, InvocationStatus
 from ..types import Content, FunctionCall
+from ._confirm import settle_waiting, waits_for_a_person
 from ._process import START_TOLERANCE, process_started_at
 from ._records import current_owner
 
@@ -141,6 +142,11 @@ async def claim(
         app_name=session.app_name, user_id=session.user_id, session_id=session.id
     )
     record = resumable(records, invocation_id, session.id, now)
+    if waits_for_a_person(record):  # its process stopped after asking, before closing it
+        settle_waiting(record, None)
+        record.lease_expires_at = None
+        await service.update_invocation(record)
+        raise NothingToResumeError(f"invocation {record.id!r} is waiting for a confirmation")
     record.status, record.owner = InvocationStatus.RUNNING, current_owner()
     record.lease_expires_at = now + lease_seconds
     record.resume_count += 1
