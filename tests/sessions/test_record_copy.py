@@ -45,3 +45,9 @@ def test_a_copys_journal_changes_without_touching_the_original():
     copied = record.copy()
     copied.journal["c-2"] = {"state": "done"}
     assert list(record.journal) == ["c-1"]
+
+
+def test_a_copys_journal_entries_change_without_touching_the_original():
+    record = a_record_with_no_default_left()
+    record.copy().journal["c-1"]["resumed"] = True  # what a resume marks in its copy
+    assert record.journal["c-1"] == {"state": "started"}

@@ -118,7 +118,7 @@ class InvocationRecord:
     usage: dict[str, Any] = field(default_factory=lambda: {})
 
     def copy(self) -> InvocationRecord:
-        """A copy whose journal can change without touching this one.
+        """A copy whose journal (and its entries) can change without touching this one.
 
         Spelled out rather than ``dataclasses.replace`` (2.1 us against 6.4 us,
         and the in-memory store copies a record on every write and read);
@@ -141,7 +141,7 @@ class InvocationRecord:
             owner=self.owner,
             lease_expires_at=self.lease_expires_at,
             resume_count=self.resume_count,
-            journal=dict(self.journal),
+            journal={call_id: dict(entry) for call_id, entry in self.journal.items()},
             revision=self.revision,
             usage=dict(self.usage),
         )
