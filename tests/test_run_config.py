@@ -15,7 +15,7 @@ def test_defaults_match_the_design():
 def test_non_positive_budget_logs_a_warning(caplog):
     with caplog.at_level(logging.WARNING, logger="steadyflow.run_config"):
         RunConfig(max_llm_calls=0)
-    assert "turns the LLM call budget off" in caplog.text
+    assert "turns the call budget (attempts) off" in caplog.text
 
 
 @pytest.mark.parametrize(

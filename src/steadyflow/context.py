@@ -2,7 +2,7 @@
 
 They sit at the bottom of the runtime, below flows and tools, because flows
 and tools create them; agents only read them. ``InvocationContext`` is one
-invocation's shared state (session, run config, the LLM call budget);
+invocation's shared state (session, run config, the call budget, counted in attempts);
 ``CallbackContext`` and ``ToolContext`` are the narrow views that user code
 gets, with state writes recorded as a delta on the event being built.
 """

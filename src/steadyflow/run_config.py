@@ -63,7 +63,8 @@ class RunConfig:
         self._check_usage_fields()
         if self.max_llm_calls <= 0:
             logger.warning(
-                "max_llm_calls=%d turns the LLM call budget off: nothing stops a looping agent",
+                "max_llm_calls=%d turns the call budget (attempts) off: "
+                "nothing stops a looping agent",
                 self.max_llm_calls,
             )
 

@@ -1,6 +1,6 @@
 """Live (BIDI) runs: one connection, requests pumped in, events streamed out.
 
-The connection counts as one LLM call against ``max_llm_calls``. Function
+The connection counts as one attempt against ``max_llm_calls``. Function
 calls the model makes are run as in ``run_async`` and their responses sent
 back over the same connection. Live connections are not retried: a live
 session has already emitted output by the time most failures happen.

@@ -30,7 +30,7 @@ class RetryReason(enum.Enum):
 
     RETRYABLE = "retryable error"
     OUTPUT_EMITTED = "the attempt already yielded a response"
-    CALL_LIMIT = "the invocation's LLM call budget is spent"
+    CALL_LIMIT = "the invocation's call budget (attempts) is spent"
     NOT_RETRYABLE = "error is not retryable"
     ATTEMPTS_EXHAUSTED = "max_attempts reached"
     HINT_TOO_LONG = "provider asked to wait longer than max_retry_after"

@@ -4,7 +4,7 @@ An invocation is a record, not an event: ``session.events`` is the
 conversation only (user, agents, tools), and each invocation keeps its own
 bookkeeping here. The record says how far the turn got and who runs it:
 
-- ``status`` (``InvocationStatus``), start and end times, the model calls
+- ``status`` (``InvocationStatus``), start and end times, the attempts
   it used against ``max_llm_calls``, the error that ended it;
 - its ``trace`` (``steadyflow.trace_record.InvocationTrace``), stored when the
   turn ends;
