@@ -3,6 +3,7 @@
 import json
 
 from tests.cli.support import assert_one_line_error, invoke, session_ids
+from tests.support.payloads import nulls
 
 
 def stored_session(cli, db, agent_file) -> tuple[str, str]:
@@ -61,16 +62,6 @@ def test_an_unknown_model_is_one_line_exit_2(cli, db, agent_file) -> None:
         cli, "dump-request", path, "--session", session_id, "--model", "zzz", "--session-db", db
     )
     assert_one_line_error(result, "unknown model 'zzz'")
-
-
-def nulls(value, path="") -> list[str]:
-    if value is None:
-        return [path]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in nulls(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in nulls(v, f"{path}[{i}]")]
-    return []
 
 
 def test_the_request_leaves_out_null_fields(cli, db, agent_file) -> None:

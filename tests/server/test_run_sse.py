@@ -26,6 +26,7 @@ from tests.server.harness import (
     run_body,
     running,
 )
+from tests.support.payloads import nulls
 
 
 async def stream_turn(client: httpx.AsyncClient, body: dict[str, Any]) -> list[SseMessage]:
@@ -175,16 +176,6 @@ async def test_a_client_that_disconnects_cancels_its_turn(route: str):
     assert record.trace is not None and record.trace.status == "cancelled"
     assert followup.status_code == 200
     assert followup.json()["events"][0]["content"]["parts"][0]["text"] == "fresh answer"
-
-
-def nulls(value: Any, path: str = "") -> list[str]:
-    if value is None:
-        return [path]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in nulls(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in nulls(v, f"{path}[{i}]")]
-    return []
 
 
 async def test_sse_events_leave_out_null_fields():
