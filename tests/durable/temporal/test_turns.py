@@ -7,9 +7,16 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from temporalio.client import Client
 
-from steadyflow import FunctionTool, LlmAgent, LlmCallsLimitExceededError, RetryConfig, RunConfig
+from steadyflow import (
+    FunctionTool,
+    LlmAgent,
+    LlmCallsLimitExceededError,
+    RetryConfig,
+    RunConfig,
+    Runner,
+)
 from steadyflow.durable.temporal import TemporalRunner, TemporalSettings
-from steadyflow.errors import ConfigurationError, InvocationFailedError
+from steadyflow.errors import ConfigurationError, InvocationFailedError, NothingToResumeError
 from steadyflow.retry import CircuitBreaker
 from steadyflow.sessions.invocations import InvocationStatus
 from steadyflow.testing import ScriptedLlm, call, http_error
@@ -173,3 +180,35 @@ async def test_a_shared_retry_object_is_refused_by_the_runner(
     config = RunConfig(retry_config=RetryConfig(circuit_breaker=CircuitBreaker()))
     with pytest.raises(ConfigurationError, match="circuit_breaker"):
         await runner.start(user_id="u", session_id=session.id, new_message="hi", run_config=config)
+
+
+async def test_an_interrupted_in_process_invocation_is_resumed_on_the_fleet(
+    postgres_url: str, runners: Callable[[LlmAgent], TemporalRunner], worker: Worker
+) -> None:
+    crashed = LlmAgent(name="helper", model=ScriptedLlm([SystemExit(1)]))
+    local = Runner(app_name=APP, agent=crashed, session_service=postgres_url)
+    session = await local.create_session(user_id="u")
+    with pytest.raises(SystemExit):
+        async for _ in local.run_async(user_id="u", session_id=session.id, new_message="hi"):
+            pass
+    await local.close()
+    model = ScriptedLlm(["resumed answer"])
+    agent = LlmAgent(name="helper", model=model)
+    runner = runners(agent)
+    async with worker(agent, postgres_url):
+        events = [e async for e in runner.resume_async(user_id="u", session_id=session.id)]
+    assert [e.text for e in events] == ["resumed answer"]
+    stored = await runner.session_service.get_session(
+        app_name=APP, user_id="u", session_id=session.id
+    )
+    assert stored is not None
+    assert [e.author for e in stored.events] == ["user", "helper"]  # the message stored once
+    (record,) = await runner.session_service.list_invocations(
+        app_name=APP, user_id="u", session_id=session.id
+    )
+    assert (record.status, record.resume_count) == (InvocationStatus.COMPLETED, 1)
+    # the interrupted attempt, one for the call in flight (as in-process resume counts), the new one
+    assert record.llm_calls == 3
+    with pytest.raises(NothingToResumeError):
+        async for _ in runner.resume_async(user_id="u", session_id=session.id):
+            pass

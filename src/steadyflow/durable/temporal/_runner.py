@@ -113,6 +113,11 @@ class TemporalRunner(Runner):
         given = self._input(
             user_id, session_id, new_invocation_id(), run_config, new_message=message
         )
+        return await self._start_workflow(given)
+
+    async def _start_workflow(
+        self, given: InvocationInput
+    ) -> WorkflowHandle[Any, InvocationResult]:
         return await self.client.start_workflow(
             WORKFLOW_NAME,
             given,
@@ -185,14 +190,7 @@ class TemporalRunner(Runner):
             if error.status is not RPCStatusCode.NOT_FOUND:
                 raise
             config = _checked(run_config or RunConfig(max_llm_calls=record.max_llm_calls))
-            given = self._input(user_id, session_id, record.id, config)
-            handle = await self.client.start_workflow(
-                WORKFLOW_NAME,
-                given,
-                id=record.id,
-                task_queue=self.settings.task_queue,
-                result_type=InvocationResult,
-            )
+            handle = await self._start_workflow(self._input(user_id, session_id, record.id, config))
         async for event in _follow(handle, stored):
             yield event
 
