@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel
 
 from .. import telemetry
-from .._confirmation import declined_response, default_hint, request_call
+from .._confirmation import ToolConfirmation, declined_response, default_hint, request_call
 from ..context import InvocationContext, ToolContext
 from ..errors import ToolResponseError
 from ..events import Event, EventActions
@@ -155,10 +155,11 @@ class _Answer:
     request: FunctionCall | None = None
 
 
-async def _call_one(batch: _Batch, call: FunctionCall) -> _Answer:
+async def _call_one(
+    batch: _Batch, call: FunctionCall, confirmation: ToolConfirmation | None = None
+) -> _Answer:
     """One call inside its ``execute_tool`` span and trace record."""
     ctx, journal = batch.ctx, batch.ctx.journal
-    confirmation = None
     tool = batch.tools.get(call.name)
     if journal is not None:  # a resumed invocation: this call may have its outcome already
         known = journal.known(call, idempotent=tool is not None and tool.is_idempotent)
@@ -360,6 +361,7 @@ async def execute_one_call(
     call: FunctionCall,
     tools: Mapping[str, BaseTool],
     step: StepTrace | None = None,
+    confirmation: ToolConfirmation | None = None,
 ) -> tuple[Part | None, EventActions | None, FunctionCall | None]:
     """One call of a batch run on its own (a durable engine runs each call as its own task).
 
@@ -367,8 +369,9 @@ async def execute_one_call(
     responses, the trace record in ``step``), without the journal: the
     engine's history is the journal. Siblings run elsewhere, so a call sees
     the session's state as stored, not its siblings' writes of this batch.
+    ``confirmation`` is a person's answer for a call that paused before.
     Returns the response part, the actions, and the confirmation request
     when the call paused for a person.
     """
-    answer = await _call_one(_Batch(agent, ctx, tools, step, None), call)
+    answer = await _call_one(_Batch(agent, ctx, tools, step, None), call, confirmation)
     return answer.part, answer.actions, answer.request

@@ -21,19 +21,21 @@ from typing import Any
 
 from temporalio import activity
 
+from ..._confirmation import ToolConfirmation
 from ..._routing import agent_to_run
 from ...agents.base_agent import BaseAgent
 from ...context import AgentNode, LlmCallBudget
-from ...errors import ConfigurationError, NothingToResumeError, StaleInvocationError
+from ...errors import NothingToResumeError, StaleInvocationError
 from ...events import Event, EventActions
 from ...flows._base_flow import transfer_target
 from ...flows._functions import execute_one_call
 from ...plugins import PluginManager
 from ...run_config import RunConfig
 from ...sessions.base import BaseSessionService, Session
-from ...sessions.invocations import InvocationRecord
+from ...sessions.invocations import InvocationRecord, InvocationStatus
 from ...trace_record._schema import InvocationTrace, StepTrace
 from ...types import FunctionCall, Part
+from .._confirm import ANSWERED, WAITING, mark_waiting
 from .._keeper import RecordKeeper
 from .._records import start_record
 from .._renewer import LeaseRenewer
@@ -261,14 +263,14 @@ class SteadyflowActivities:
             await agent.flow.preprocess(agent, ctx)
             tools.update(ctx.toolset_tools.get(agent.name, {}))
         step = StepTrace(0, agent.name, ctx.trace.now())
-        part, actions, request = await execute_one_call(agent, ctx, given.call, tools, step)
-        if request is not None:
-            raise ConfigurationError(
-                f"tool {given.call.name!r} asked for a confirmation: confirmations do not run "
-                "on Temporal yet; run this agent with Runner"
-            )
+        answer = given.confirmation
+        confirmation = None if answer is None else ToolConfirmation(**answer)
+        part, actions, request = await execute_one_call(
+            agent, ctx, given.call, tools, step, confirmation
+        )
         traces = InvocationTrace(steps=[step]).to_dict()["steps"][0].get("tools", [])
-        return ToolResult(part=part, actions=actions, trace=traces[0] if traces else None)
+        trace = traces[0] if traces else None
+        return ToolResult(part=part, actions=actions, trace=trace, request=request)
 
     @activity.defn(name="steadyflow.append")
     async def append(self, given: AppendInput) -> Event:
@@ -287,6 +289,13 @@ class SteadyflowActivities:
         record.llm_calls = given.llm_calls
         record.lease_expires_at = time.time() + self.lease_seconds
         with_step(record, given.step_trace, given.tool_traces)
+        if given.waiting and mark_waiting(record.journal, given.event):
+            record.status = InvocationStatus.WAITING
+        if given.answered:
+            record.status = InvocationStatus.RUNNING
+            for entry in record.journal.values():
+                if entry.get("state") == WAITING:
+                    entry["state"] = ANSWERED
         return await self.service.append_event_and_record(session, given.event, record)
 
     async def _own_record(

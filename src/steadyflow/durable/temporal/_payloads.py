@@ -19,6 +19,7 @@ from ...types import Content, FunctionCall, Part
 from ._settings import TimeoutSettings
 
 __all__ = [
+    "AnswerSignal",
     "AppendInput",
     "BeginInput",
     "BeginResult",
@@ -26,6 +27,7 @@ __all__ = [
     "FinishInput",
     "InvocationInput",
     "InvocationResult",
+    "Settled",
     "StepInput",
     "StepResult",
     "ToolInput",
@@ -128,6 +130,7 @@ class ToolInput(_Keyed):
     agent: str
     call: FunctionCall
     started_at: float = 0.0
+    confirmation: dict[str, Any] | None = None
 
 
 class ToolResult(_Payload):
@@ -136,15 +139,28 @@ class ToolResult(_Payload):
     part: Part | None = None
     actions: EventActions | None = None
     trace: dict[str, Any] | None = None
+    request: FunctionCall | None = None
 
 
 class AppendInput(_Keyed):
-    """An event to store (at most once, by its id), with the calls used and its step's trace."""
+    """An event to store (at most once, by its id), with the calls used and its step's trace.
+
+    ``waiting``: the event is a pause (the record waits for a person);
+    ``answered``: the event is the person's answer (the record runs again).
+    """
 
     event: Event
     llm_calls: int
     step_trace: dict[str, Any] | None = None
     tool_traces: list[dict[str, Any]] = Field(default_factory=lambda: [])
+    waiting: bool = False
+    answered: bool = False
+
+
+class AnswerSignal(_Payload):
+    """A person's answers to an invocation's confirmation requests (the ``answer`` signal)."""
+
+    message: Content
 
 
 class FinishInput(_Keyed):
@@ -153,6 +169,13 @@ class FinishInput(_Keyed):
     llm_calls: int
     error_type: str | None = None
     error_message: str | None = None
+
+
+class Settled(_Payload):
+    """Where a workflow settled for its client: its events, and whether it waits for a person."""
+
+    events: list[Event] = Field(default_factory=lambda: [])
+    waiting: bool = False
 
 
 class InvocationResult(_Payload):

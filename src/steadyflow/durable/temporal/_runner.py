@@ -8,21 +8,29 @@ it from what the store holds. Sessions, the session store and the CLI are
 the ``Runner``'s: only where turns run changes.
 
 What a client sees: the complete events, as they are stored, in order, when
-the workflow has ended; partial (streamed) events are not relayed in
-Temporal mode (the model-call activity consumes them). A stored event is
-never yielded twice.
+the workflow has ended or paused for a person (its ``settled`` update);
+partial (streamed) events are not relayed in Temporal mode (the model-call
+activity consumes them). A stored event is never yielded twice. A message
+of confirmation answers is checked against the stored requests and sent to
+the waiting workflow as its ``answer`` signal.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.client import (
+    Client,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from ..._confirmation import is_confirmation_event, parse_answers
 from ...agents.base_agent import BaseAgent
 from ...context import new_invocation_id
 from ...errors import (
@@ -37,7 +45,8 @@ from ...run_config import RunConfig, StreamingMode
 from ...runner import Runner
 from ...sessions.base import BaseSessionService
 from ...types import Content
-from ._payloads import InvocationInput, InvocationResult
+from .._confirm import check_answers
+from ._payloads import AnswerSignal, InvocationInput, InvocationResult, Settled
 from ._retry_wire import retry_to_wire
 from ._settings import TemporalSettings
 from ._workflow import WORKFLOW_NAME, details_of
@@ -144,12 +153,35 @@ class TemporalRunner(Runner):
         new_message: Content | str,
         run_config: RunConfig | None,
     ) -> AsyncIterator[Event]:
-        handle = await self.start(
-            user_id=user_id, session_id=session_id, new_message=new_message, run_config=run_config
-        )
-        async for event in _follow(handle, set()):
+        message = Content.from_text(new_message) if isinstance(new_message, str) else new_message
+        seen: set[str] = set()
+        pauses = 0
+        if parse_answers(message):  # a person's answer: the waiting workflow continues
+            handle, seen, pauses = await self._answer(user_id, session_id, message)
+        else:
+            handle = await self.start(
+                user_id=user_id, session_id=session_id, new_message=message, run_config=run_config
+            )
+        async for event in _follow(handle, seen, pauses):
             if event.author != "user":
                 yield event
+
+    async def _answer(
+        self, user_id: str, session_id: str, message: Content
+    ) -> tuple[WorkflowHandle[Any, InvocationResult], set[str], int]:
+        """Signal the answers to the workflow waiting for them; the events stored before.
+
+        Raises:
+            ConfirmationError: an answer that fits no waiting confirmation.
+        """
+        session = await self._load(user_id, session_id)
+        records = await self.session_service.list_invocations(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        record = check_answers(session, records, parse_answers(message) or {})
+        handle = self.client.get_workflow_handle(record.id, result_type=InvocationResult)
+        await handle.signal("answer", AnswerSignal(message=message))
+        return handle, {e.id for e in session.events}, _pauses(session.events, record.id)
 
     def resume_async(
         self,
@@ -196,17 +228,36 @@ class TemporalRunner(Runner):
 
 
 async def _follow(
-    handle: WorkflowHandle[Any, InvocationResult], seen: set[str]
+    handle: WorkflowHandle[Any, InvocationResult], seen: set[str], pauses_seen: int = 0
 ) -> AsyncIterator[Event]:
-    """The workflow's stored events not in ``seen``; its failure as steadyflow's error."""
+    """The workflow's stored events not in ``seen``, until it ends or pauses for a person.
+
+    Its failure is raised as steadyflow's error.
+    """
+    events: list[Event] = []
+    waiting = False
     try:
-        result = await handle.result()
+        # The SDK's overloads of execute_update carry an unknown parameter type.
+        update: Any = handle.execute_update  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        settled = cast(Settled, await update("settled", pauses_seen, result_type=Settled))
+        events, waiting = settled.events, settled.waiting
+    except (WorkflowUpdateFailedError, RPCError):
+        pass  # it had ended: its result says how
+    try:
+        if not waiting:
+            events = (await handle.result()).events
     except WorkflowFailureError as failure:
         raise _error_of(handle.id, failure) from None
-    for event in result.events:
+    for event in events:
         if event.id not in seen:
             seen.add(event.id)
             yield event
+
+
+def _pauses(events: list[Event], invocation_id: str) -> int:
+    """How many pause events invocation ``invocation_id`` has stored."""
+    own = [e for e in events if e.invocation_id == invocation_id and e.author != "user"]
+    return sum(1 for e in own if is_confirmation_event(e))
 
 
 def _error_of(invocation_id: str, failure: WorkflowFailureError) -> Exception:

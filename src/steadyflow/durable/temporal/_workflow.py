@@ -16,6 +16,12 @@ activity already ran); Temporal starts an activity again only when its
 worker is lost (heartbeat timeout), up to ``worker_loss_attempts``, except
 a tool that is not idempotent, which starts at most once: if its worker is
 lost the model gets the interrupted-outcome response, as in-process.
+
+A call that asks for a person's confirmation pauses the turn: the pause
+event is stored (the record ``WAITING``), and the workflow waits for its
+``answer`` signal (no polling), then stores the answer and runs the paused
+calls again with it. Clients wait in the ``settled`` update for the turn to
+end or pause.
 """
 
 from __future__ import annotations
@@ -34,9 +40,10 @@ with workflow.unsafe.imports_passed_through():
 
     from ...events import Event
     from ...flows._functions import response_event
-    from ...types import Part
+    from ...types import Content, FunctionCall, Part
     from .._keeper import INTERRUPTED_RESPONSE
     from ._payloads import (
+        AnswerSignal,
         AppendInput,
         BeginInput,
         BeginResult,
@@ -44,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         FinishInput,
         InvocationInput,
         InvocationResult,
+        Settled,
         StepInput,
         StepResult,
         ToolInput,
@@ -88,6 +96,17 @@ def _failure_of(failure: ActivityError) -> tuple[str, str, dict[str, Any]]:
     return type(cause).__name__, str(cause or failure), {}
 
 
+def _confirmation(request: FunctionCall, answers: dict[str, Part]) -> dict[str, Any]:
+    """The tool's view of a person's answer to ``request`` (``ToolConfirmation``'s fields)."""
+    response = answers[request.id or ""].function_response
+    given: dict[str, Any] = dict(response.response or {}) if response is not None else {}
+    return {
+        "confirmed": given.get("confirmed") is True,
+        "payload": given.get("payload"),
+        "hint": str(request.args.get("hint") or ""),
+    }
+
+
 @workflow.defn(name=WORKFLOW_NAME)
 class InvocationWorkflow:
     """One invocation (workflow id = invocation id); see the module docstring."""
@@ -96,6 +115,25 @@ class InvocationWorkflow:
 
     def __init__(self) -> None:
         self._events: list[Event] = []
+        self._answers: dict[str, Part] = {}  # request id -> the person's answer
+        self._pauses = 0  # pause events stored
+        self._waiting = self._done = False
+
+    @workflow.update(name="settled")
+    async def settled(self, pauses_seen: int) -> Settled:
+        """The events once the workflow ended, or paused again after ``pauses_seen`` pauses."""
+        await workflow.wait_condition(
+            lambda: self._done or (self._waiting and self._pauses > pauses_seen)
+        )
+        return Settled(events=self._events, waiting=not self._done)
+
+    @workflow.signal(name="answer")
+    def answer(self, signal: AnswerSignal) -> None:
+        """A person's answers to confirmation requests (checked by the runner that sends them)."""
+        for part in signal.message.parts:
+            response = part.function_response
+            if response is not None and response.id:
+                self._answers[response.id] = part
 
     @workflow.query(name="events")
     def events(self) -> list[Event]:
@@ -114,9 +152,16 @@ class InvocationWorkflow:
         except ActivityError as failure:
             error_type, message, details = _failure_of(failure)
             await self._finish(loop, error_type, message)
+            await self._settle()
             raise ApplicationError(message, details, type=error_type, non_retryable=True) from None
         await self._finish(loop)
+        await self._settle()
         return InvocationResult(events=self._events)
+
+    async def _settle(self) -> None:
+        """Let the clients waiting in ``settled`` have their answer before the workflow ends."""
+        self._done = True
+        await workflow.wait_condition(workflow.all_handlers_finished)
 
     async def _activity(
         self,
@@ -211,7 +256,9 @@ class InvocationWorkflow:
 
     async def _tools(self, loop: _Loop, calls: list[CallSpec]) -> tuple[Event | None, str | None]:
         """Run one event's calls side by side; their stored response event and any transfer."""
-        results = await asyncio.gather(*(self._tool(loop, spec) for spec in calls))
+        results = list(await asyncio.gather(*(self._tool(loop, spec) for spec in calls)))
+        while any(r.request is not None for r in results):
+            results = await self._confirmed(loop, calls, results)
         event = response_event(
             [(r.part, r.actions) for r in results],
             invocation_id=self._given.invocation_id,
@@ -227,12 +274,58 @@ class InvocationWorkflow:
             loop.ended = True
         return stored, stored.actions.transfer_to_agent
 
-    async def _tool(self, loop: _Loop, spec: CallSpec) -> ToolResult:
+    async def _confirmed(
+        self, loop: _Loop, calls: list[CallSpec], results: list[ToolResult]
+    ) -> list[ToolResult]:
+        """Store the pause, wait for the ``answer`` signal, store it, run the paused calls again."""
+        paused = [i for i, r in enumerate(results) if r.request is not None]
+        requests = [r for i in paused if (r := results[i].request) is not None]
+        pause = Event(
+            id=workflow.uuid4().hex,
+            timestamp=workflow.now().timestamp(),
+            invocation_id=self._given.invocation_id,
+            author=loop.agent,
+            content=Content(role="model", parts=[Part(function_call=r) for r in requests]),
+            long_running_tool_ids=[r.id or "" for r in requests],
+        )
+        await self._append(loop, pause, waiting=True)
+        ids = [r.id or "" for r in requests]
+        self._pauses, self._waiting = self._pauses + 1, True
+        await workflow.wait_condition(lambda: all(i in self._answers for i in ids))
+        self._waiting = False
+        answer = Event(
+            id=workflow.uuid4().hex,
+            timestamp=workflow.now().timestamp(),
+            invocation_id=self._given.invocation_id,
+            author="user",
+            content=Content(role="user", parts=[self._answers[i] for i in ids]),
+        )
+        await self._append(loop, answer, answered=True)
+        again = await asyncio.gather(
+            *(
+                self._tool(loop, calls[i], _confirmation(r, self._answers))
+                for i, r in zip(paused, requests, strict=True)
+            )
+        )
+        updated = list(results)
+        for index, result in zip(paused, again, strict=True):
+            updated[index] = result
+        return updated
+
+    async def _tool(
+        self, loop: _Loop, spec: CallSpec, confirmation: dict[str, Any] | None = None
+    ) -> ToolResult:
         """One call: at most once unless idempotent; a lost worker's call is interrupted."""
         if spec.known is not None:
             return spec.known
         given, call = self._given, spec.call
-        tool = ToolInput(**given.key(), agent=loop.agent, call=call, started_at=self._started_at())
+        tool = ToolInput(
+            **given.key(),
+            agent=loop.agent,
+            call=call,
+            started_at=self._started_at(),
+            confirmation=confirmation,
+        )
         attempts = given.timeouts.worker_loss_attempts if spec.idempotent else 1
         try:
             return await self._activity(
@@ -251,6 +344,8 @@ class InvocationWorkflow:
         *,
         step_trace: dict[str, Any] | None = None,
         tool_traces: list[dict[str, Any]] | None = None,
+        waiting: bool = False,
+        answered: bool = False,
     ) -> Event:
         given = self._given
         append = AppendInput(
@@ -259,6 +354,8 @@ class InvocationWorkflow:
             llm_calls=loop.llm_calls,
             step_trace=step_trace,
             tool_traces=tool_traces or [],
+            waiting=waiting,
+            answered=answered,
         )
         stored = await self._activity(
             "steadyflow.append", append, Event, given.timeouts.store_timeout
