@@ -183,3 +183,21 @@ def test_limits_are_validated_and_money_is_decimal() -> None:
         UsageLimits(max_cost=float("inf"))
     with pytest.raises(ValueError, match="usage_limits must be a UsageLimits"):
         RunConfig(usage_limits={"max_cost": 1})  # type: ignore[arg-type]
+
+
+async def test_without_a_limit_no_attempt_is_estimated(monkeypatch):
+    """The estimate reads the whole history: made only when a limit needs it."""
+    from steadyflow.usage import _call
+
+    def refuse(request):
+        raise AssertionError("estimated without a limit")
+
+    monkeypatch.setattr(_call, "estimate_request", refuse)
+    from steadyflow import InMemoryRunner, LlmAgent
+    from steadyflow.testing import ScriptedLlm
+
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm(["hi"])))
+    session = await runner.create_session(user_id="u")
+    turn = runner.run_async(user_id="u", session_id=session.id, new_message="x")
+    events = [e async for e in turn]
+    assert events[-1].text == "hi"

@@ -98,12 +98,17 @@ class MeteredCall:
         )
 
     async def before_attempt(self) -> None:
-        """Admit the next attempt (may raise a limit error), then count it."""
-        if self._estimate is None:
-            self._estimate = estimate_request(self._request)
-        self._hold = await self._meter.admit(
-            self._describe(), self._provider, self._model, self._estimate
-        )
+        """Admit the next attempt (may raise a limit error), then count it.
+
+        Without a limit there is nothing to admit, and no estimate is made:
+        it reads the whole history, which made a turn's cost grow with it.
+        """
+        if self._meter.checks_attempts:
+            if self._estimate is None:
+                self._estimate = estimate_request(self._request)
+            self._hold = await self._meter.admit(
+                self._describe(), self._provider, self._model, self._estimate
+            )
         self._count_attempt()
 
     def call_started(self, provider: str, model: str) -> None:

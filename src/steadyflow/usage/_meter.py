@@ -85,6 +85,11 @@ class UsageMeter:
         limited_cost = self.limits is not None and self.limits.max_cost is not None
         self._needs_price = limited_cost or (spend is not None and spend.needs_cost)
 
+    @property
+    def checks_attempts(self) -> bool:
+        """Whether an attempt must be admitted first (a usage or spend limit applies)."""
+        return self.limits is not None or self.spend is not None
+
     def price(self, provider: str, model: str) -> Price | None:
         """The price of ``model`` (looked up once per invocation)."""
         key = (provider, model)
