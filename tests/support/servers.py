@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -70,6 +71,19 @@ def run_as(user: str | None, argv: Sequence[str], *, timeout: float = 60.0) -> s
             f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip() or done.stdout}"
         )
     return done.stdout
+
+
+def stop_server(process: subprocess.Popen[bytes], base_dir: Path) -> None:
+    """Stop a server process (terminate, then kill after 10 s) and delete its files."""
+    try:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+    finally:
+        shutil.rmtree(base_dir, ignore_errors=True)
 
 
 def server_unavailable(reason: str) -> NoReturn:

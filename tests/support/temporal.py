@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .servers import ServerUnavailableError, free_port
+from .servers import ServerUnavailableError, free_port, stop_server
 
 START_TIMEOUT = 60.0
 
@@ -39,15 +39,7 @@ class TemporalServer:
 
     def stop(self) -> None:
         """Stop the server and delete its log."""
-        try:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        finally:
-            shutil.rmtree(self.base_dir, ignore_errors=True)
+        stop_server(self.process, self.base_dir)
 
 
 def temporal_binary() -> str | None:
