@@ -20,19 +20,19 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import update
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import steadyflow.sessions.sql._schema as tables
 
 from ..._redact import redact_url
-from ...errors import EventTooLargeError, SessionError, StaleSessionError
+from ...errors import EventTooLargeError, SessionError
 from ...events import Event
 from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
 from ..invocations import InvocationRecord
 from ..state import split_delta
 from . import _queries as queries
+from ._append import advance, write_shared_state
 from ._cache import DEFAULT_CACHE_MAX_BYTES, EventCache
 from ._codec import encode_event, encode_state, encoded_size
 from ._engine import WRITE, create_engine, make_folder, normalize_url
@@ -134,7 +134,7 @@ class SqlSessionService(BaseSessionService):
         async with self._write("create a session") as conn:
             if not await queries.insert_new(conn, tables.sessions, row):
                 raise SessionError(f"session {row['id']!r} already exists for app {app_name!r}")
-            await self._write_shared_state(conn, key, scoped.app, scoped.user, now)
+            await write_shared_state(conn, key, scoped.app, scoped.user, now)
             shared = await queries.read_shared_state(conn, app_name, user_id)
         self._cache.store(key, incarnation, [])
         return _session(key, {**scoped.session, **shared}, [], now, 0)
@@ -220,14 +220,14 @@ class SqlSessionService(BaseSessionService):
         async with self._write("append an event") as conn:
             if record is not None:
                 await put_record(conn, record)
-            incarnation = await self._advance(conn, session, stored, scoped.session)
+            incarnation = await advance(conn, session, stored, scoped.session)
             if incarnation is not None and not await queries.insert_new(
                 conn, tables.events, tables.event_row(key, session.revision + 1, stored, data)
             ):
                 await conn.rollback()  # the id is stored at another place: nothing changes
                 return event
             if incarnation is not None:
-                await self._write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
+                await write_shared_state(conn, key, scoped.app, scoped.user, stored.timestamp)
         if record is not None:
             record.revision += 1
         if incarnation is None:
@@ -293,51 +293,6 @@ class SqlSessionService(BaseSessionService):
         """Close the database connections (the service stays usable)."""
         await self._engine.dispose()
         self._loop = None
-
-    async def _advance(
-        self, conn: AsyncConnection, session: Session, event: Event, delta: dict[str, Any]
-    ) -> str | None:
-        """Bump the revision if it is the copy's; returns the incarnation, None if a duplicate."""
-        sessions = tables.sessions
-        key = SessionKey(session.app_name, session.user_id, session.id)
-        in_row = queries.session_filter(sessions, key)
-        revision = sessions.c.revision
-        bump = update(sessions).where(in_row & (revision == session.revision))
-        bump = bump.values(revision=revision + 1, update_time=event.timestamp)
-        bump = bump.returning(sessions.c.incarnation, sessions.c.state)
-        row = (await conn.execute(bump)).first()
-        if row is None:
-            await self._refuse(conn, key, session.revision, event.id)
-            return None
-        if delta:
-            new_state = {**row.state, **delta}
-            await conn.execute(update(sessions).where(in_row).values(state=new_state))
-        incarnation: str = row.incarnation
-        return incarnation
-
-    async def _refuse(
-        self, conn: AsyncConnection, key: SessionKey, expected: int, event_id: str
-    ) -> None:
-        """Explain a failed revision guard: deleted, stale, or (returns) a duplicate."""
-        current = await queries.read_session_row(conn, key)
-        if current is None:
-            raise SessionError(f"session {key.session_id!r} was deleted; cannot append to it")
-        events = tables.events
-        same_id = queries.session_filter(events, key) & (events.c.id == event_id)
-        if (await conn.execute(events.select().where(same_id))).first() is None:
-            raise StaleSessionError(key.session_id, expected, current.revision)
-
-    async def _write_shared_state(
-        self,
-        conn: AsyncConnection,
-        key: SessionKey,
-        app: dict[str, Any],
-        user: dict[str, Any],
-        now: float,
-    ) -> None:
-        await queries.upsert_state(conn, tables.app_state, {"app_name": key.app_name}, app, now)
-        owner = {"app_name": key.app_name, "user_id": key.user_id}
-        await queries.upsert_state(conn, tables.user_state, owner, user, now)
 
     @asynccontextmanager
     async def _read(self, action: str) -> AsyncGenerator[AsyncConnection, None]:
