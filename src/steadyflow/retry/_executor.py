@@ -184,12 +184,7 @@ class _RetryLoop:
         observer, model = self.observer, request.model or llm.model
         info = _CallInfo(model, self.agent_name, self.invocation_id, self.config.max_attempts)
         guards = Guards.of(self.config, llm.provider, model)
-        pacer = self.config.pacer
-        paced = (
-            None
-            if pacer is None
-            else PacedCall(pacer, budget_key(llm.provider, model), request, model)
-        )
+        paced = self._paced(llm.provider, model, request)
         observer.call_started(llm.provider, model)
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
         outcome: Exception | None = None
