@@ -28,23 +28,15 @@ from typing import Any
 
 from ._aio import aclose, iterate_sync
 from ._confirmation import parse_answers
-from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, ResponseMeter, checked_limit
+from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, checked_limit
 from ._routing import agent_to_run
+from ._runner_resume import continued_events
+from ._runner_store import stored_events, with_plugins
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
-from .durable import (
-    LeaseRenewer,
-    RecordKeeper,
-    Taker,
-    answers_taker,
-    claim_taker,
-    resume_point,
-    resumed_events,
-    start_record,
-)
+from .durable import LeaseRenewer, RecordKeeper, answers_taker, claim_taker, start_record
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
-from .flows._callbacks import run_callbacks
 from .live_request_queue import LiveRequestQueue
 from .plugins import BasePlugin, PluginManager
 from .run_config import RunConfig, StreamingMode
@@ -54,7 +46,6 @@ from .sessions.invocations import InvocationRecord
 from .sessions.url import open_session_service
 from .tools.base_toolset import close_toolsets
 from .types import Content
-from .usage import UsageTotals
 from .usage._meter import UsageMeter
 from .usage._stores import default_spend_store
 from .usage.spend import SpendLimits, SpendStore, Who
@@ -198,7 +189,7 @@ class Runner:
         answers = parse_answers(message)
         if answers is not None:
             take = answers_taker(self.session_service, message, answers, self.lease_seconds)
-            return self._continue(user_id, session_id, run_config, take, crashed=False)
+            return continued_events(self, user_id, session_id, run_config, take, crashed=False)
         return self._invoke(user_id, session_id, run_config or RunConfig(), message, None)
 
     async def _invoke(
@@ -236,59 +227,24 @@ class Runner:
         ctx.live_request_queue = live_request_queue
         agent_ctx = ctx.for_agent(agent)
         if self.plugins.plugins:
-            events = self._with_plugins(agent, agent_ctx, live=message is None)
+            events = with_plugins(self.plugins, agent, agent_ctx, live=message is None)
         else:
             events = (
                 agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
             )
-        stored = self._stored(session, ctx, keeper, events)
+        stored = stored_events(
+            session,
+            ctx,
+            keeper,
+            events,
+            plugins=self.plugins,
+            max_response_bytes=self.max_response_bytes,
+        )
         try:
             async for event in stored:
                 yield event
         finally:
             await aclose(stored)
-
-    async def _stored(
-        self,
-        session: Session,
-        ctx: InvocationContext,
-        keeper: RecordKeeper,
-        events: AsyncIterator[Event],
-    ) -> AsyncIterator[Event]:
-        """Store each complete event (with the record) before yielding it; close the record last."""
-        on_event = self.plugins.hooks("on_event_callback")
-        error: BaseException | None = None
-        limit = self.max_response_bytes
-        meter = ResponseMeter(limit) if limit is not None else None
-        try:
-            async for event in events:
-                if meter is not None:
-                    meter.check(event)
-                if on_event:
-                    replaced = await run_callbacks(on_event, invocation_context=ctx, event=event)
-                    event = event if replaced is None else replaced
-                if not event.partial:
-                    event = await keeper.append(session, event)
-                yield event
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            # Closed before the record is: the steps its trace records have ended.
-            try:
-                try:
-                    await aclose(events)
-                finally:
-                    await ctx.usage.close()  # the last spend charges are stored
-            finally:
-                trace = ctx.trace.finish(
-                    invocation_id=ctx.invocation_id,
-                    agent_name=ctx.agent.name,
-                    error=error,
-                    budget_used=ctx.budget.count,
-                    budget_limit=ctx.budget.limit,
-                )
-                await keeper.close(trace, error)
 
     def resume_async(
         self,
@@ -312,47 +268,7 @@ class Runner:
             StaleInvocationError: another process resumed it first.
         """
         take = claim_taker(self.session_service, invocation_id, self.lease_seconds)
-        return self._continue(user_id, session_id, run_config, take, crashed=True)
-
-    async def _continue(
-        self,
-        user_id: str,
-        session_id: str,
-        run_config: RunConfig | None,
-        take: Taker,
-        *,
-        crashed: bool,
-    ) -> AsyncIterator[Event]:
-        """Take an invocation (after a crash, or an answer) and run it on from its events."""
-        session = await self._load(user_id, session_id)
-        record = await take(session)
-        if record is None:
-            return
-        if run_config is None:
-            run_config = RunConfig(
-                max_llm_calls=record.max_llm_calls,
-                usage_limits=UsageMeter.stored_limits(record.usage),
-            )
-        point = resume_point(session.events, record.id)
-        ctx = self._context(session, run_config, point.user_content, record.id)
-        if record.trace is not None:  # paused before: one trace for the whole invocation
-            ctx.trace.carry_on(record.trace, time.time())
-        # The call in flight at the crash (if one was) counts as an attempt made.
-        ctx.budget.count = record.llm_calls + (1 if crashed and point.model_next else 0)
-        ctx.usage.totals = UsageTotals.from_dict(record.usage)
-        keeper = self._keeper(record, ctx)
-        if crashed:
-            keeper.mark_resumed()
-        keeper.start_renewal()
-        ctx.journal = keeper
-        agent = self.agent.find_agent(point.agent_name or record.agent) or self.agent
-        events = resumed_events(agent, ctx.for_agent(agent), point)
-        stored = self._stored(session, ctx, keeper, events)
-        try:
-            async for event in stored:
-                yield event
-        finally:
-            await aclose(stored)
+        return continued_events(self, user_id, session_id, run_config, take, crashed=True)
 
     def resume(
         self,
@@ -370,24 +286,6 @@ class Runner:
             run_config=run_config,
         )
         return iterate_sync(events, "resume", self.session_service.close)
-
-    async def _with_plugins(
-        self, agent: BaseAgent, ctx: InvocationContext, *, live: bool
-    ) -> AsyncIterator[Event]:
-        """The agent's events between the plugins' before-run and after-run hooks."""
-        answer = await run_callbacks(
-            self.plugins.hooks("before_run_callback"), invocation_context=ctx
-        )
-        if answer is not None:
-            yield Event(invocation_id=ctx.invocation_id, author=agent.name, content=answer)
-            return
-        events = agent.run_live(ctx) if live else agent.run_async(ctx)
-        try:
-            async for event in events:
-                yield event
-        finally:
-            await aclose(events)
-        await run_callbacks(self.plugins.hooks("after_run_callback"), invocation_context=ctx)
 
     def run(
         self,

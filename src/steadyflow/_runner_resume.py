@@ -1,0 +1,74 @@
+"""The continuation path under ``Runner``: take an invocation and run it on from its events.
+
+Split out of ``runner.py``: ``resume_async`` (after a crash) and
+``run_async`` with confirmation answers (after a pause) both take the
+invocation's record (a ``Taker``), find where its stored events stop, rebuild
+its context (budget, usage, trace carried on) and run the agent on from there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from ._aio import aclose
+from ._runner_store import stored_events
+from .durable import Taker, resume_point, resumed_events
+from .events import Event
+from .run_config import RunConfig
+from .usage import UsageTotals
+from .usage._meter import UsageMeter
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+__all__ = ["continued_events"]
+
+
+async def continued_events(
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    run_config: RunConfig | None,
+    take: Taker,
+    *,
+    crashed: bool,
+) -> AsyncIterator[Event]:
+    """Take an invocation (after a crash, or an answer) and run it on from its events."""
+    session = await runner._load(user_id, session_id)  # pyright: ignore[reportPrivateUsage]
+    record = await take(session)
+    if record is None:
+        return
+    if run_config is None:
+        run_config = RunConfig(
+            max_llm_calls=record.max_llm_calls,
+            usage_limits=UsageMeter.stored_limits(record.usage),
+        )
+    point = resume_point(session.events, record.id)
+    ctx = runner._context(session, run_config, point.user_content, record.id)  # pyright: ignore[reportPrivateUsage]
+    if record.trace is not None:  # paused before: one trace for the whole invocation
+        ctx.trace.carry_on(record.trace, time.time())
+    # The call in flight at the crash (if one was) counts as an attempt made.
+    ctx.budget.count = record.llm_calls + (1 if crashed and point.model_next else 0)
+    ctx.usage.totals = UsageTotals.from_dict(record.usage)
+    keeper = runner._keeper(record, ctx)  # pyright: ignore[reportPrivateUsage]
+    if crashed:
+        keeper.mark_resumed()
+    keeper.start_renewal()
+    ctx.journal = keeper
+    agent = runner.agent.find_agent(point.agent_name or record.agent) or runner.agent
+    events = resumed_events(agent, ctx.for_agent(agent), point)
+    stored = stored_events(
+        session,
+        ctx,
+        keeper,
+        events,
+        plugins=runner.plugins,
+        max_response_bytes=runner.max_response_bytes,
+    )
+    try:
+        async for event in stored:
+            yield event
+    finally:
+        await aclose(stored)

@@ -1,0 +1,85 @@
+"""The event-storing loop under ``Runner``: store each complete event, then yield it.
+
+Split out of ``runner.py`` so the runner keeps its public methods and this
+module owns what every invocation (new, resumed or continued) shares: the
+response cap, the plugins' ``on_event_callback``, the append before the
+yield, and closing the record last, whatever ended the invocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from ._aio import aclose
+from ._response_cap import ResponseMeter
+from .agents.base_agent import BaseAgent
+from .context import InvocationContext
+from .durable import RecordKeeper
+from .events import Event
+from .flows._callbacks import run_callbacks
+from .plugins import PluginManager
+from .sessions.base import Session
+
+__all__ = ["stored_events", "with_plugins"]
+
+
+async def stored_events(
+    session: Session,
+    ctx: InvocationContext,
+    keeper: RecordKeeper,
+    events: AsyncIterator[Event],
+    *,
+    plugins: PluginManager,
+    max_response_bytes: int | None,
+) -> AsyncIterator[Event]:
+    """Store each complete event (with the record) before yielding it; close the record last."""
+    on_event = plugins.hooks("on_event_callback")
+    error: BaseException | None = None
+    limit = max_response_bytes
+    meter = ResponseMeter(limit) if limit is not None else None
+    try:
+        async for event in events:
+            if meter is not None:
+                meter.check(event)
+            if on_event:
+                replaced = await run_callbacks(on_event, invocation_context=ctx, event=event)
+                event = event if replaced is None else replaced
+            if not event.partial:
+                event = await keeper.append(session, event)
+            yield event
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        # Closed before the record is: the steps its trace records have ended.
+        try:
+            try:
+                await aclose(events)
+            finally:
+                await ctx.usage.close()  # the last spend charges are stored
+        finally:
+            trace = ctx.trace.finish(
+                invocation_id=ctx.invocation_id,
+                agent_name=ctx.agent.name,
+                error=error,
+                budget_used=ctx.budget.count,
+                budget_limit=ctx.budget.limit,
+            )
+            await keeper.close(trace, error)
+
+
+async def with_plugins(
+    plugins: PluginManager, agent: BaseAgent, ctx: InvocationContext, *, live: bool
+) -> AsyncIterator[Event]:
+    """The agent's events between the plugins' before-run and after-run hooks."""
+    answer = await run_callbacks(plugins.hooks("before_run_callback"), invocation_context=ctx)
+    if answer is not None:
+        yield Event(invocation_id=ctx.invocation_id, author=agent.name, content=answer)
+        return
+    events = agent.run_live(ctx) if live else agent.run_async(ctx)
+    try:
+        async for event in events:
+            yield event
+    finally:
+        await aclose(events)
+    await run_callbacks(plugins.hooks("after_run_callback"), invocation_context=ctx)
