@@ -1,0 +1,121 @@
+"""The root of the error tree, configuration errors, and errors of control flow.
+
+Control flow: agent transfers, resume, confirmation answers, invocations run
+elsewhere. ``error_chain`` walks an error's causes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+
+class SteadyflowError(Exception):
+    """Base of every steadyflow exception."""
+
+
+class ConfigurationError(SteadyflowError, ValueError):
+    """An argument, template or setting is invalid; the message names it."""
+
+
+class MissingStateKeyError(ConfigurationError, KeyError):
+    """An instruction uses ``{key}`` but the session state has no such key."""
+
+    def __init__(self, key: str, agent_name: str) -> None:
+        self.key = key
+        self.agent_name = agent_name
+        super().__init__(
+            f"instruction of agent {agent_name!r} uses {{{key}}} but state has no {key!r}; "
+            f"set it in state or write {{{key}?}} to make it optional"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ModelNotFoundError(ConfigurationError):
+    """No registered pattern matches a model name."""
+
+
+class UnknownPriceError(ConfigurationError):
+    """A ``max_cost`` limit applies to a model whose price is not known.
+
+    Raised before the model is called. Pass the model's price in
+    ``UsageLimits(prices=...)`` (private deployments), or install
+    ``steadyflow[cost]`` for the maintained price list.
+    """
+
+
+class AgentTransferError(SteadyflowError):
+    """An agent tried to hand over to an agent it may not transfer to.
+
+    Attributes:
+        from_agent: the agent that asked for the transfer.
+        to_agent: the name it asked to transfer to.
+    """
+
+    def __init__(self, message: str, *, from_agent: str = "", to_agent: str = "") -> None:
+        super().__init__(message)
+        self.from_agent = from_agent
+        self.to_agent = to_agent
+
+
+class AgentNotFoundError(AgentTransferError):
+    """A transfer named an agent that is not in the agent tree."""
+
+
+class NothingToResumeError(SteadyflowError, LookupError):
+    """``Runner.resume`` found no unfinished invocation to continue.
+
+    The message says what there is instead (a finished one, a live one held
+    by another process, or none at all).
+    """
+
+
+class ConfirmationError(SteadyflowError, ValueError):
+    """An answer to a confirmation request that cannot be taken; nothing was stored.
+
+    Malformed (``confirmed`` not a bool, unknown keys), mixed with other
+    parts, naming no request of the session, or answering one that is not
+    waiting (already answered, or its invocation is no longer paused). The
+    message names the request id and what was wrong.
+    """
+
+
+class InvocationFailedError(SteadyflowError):
+    """An invocation that ran elsewhere (a Temporal worker) ended in error.
+
+    The error itself was raised in the worker; what crosses over is its
+    name and message (``LlmCallsLimitExceededError`` is raised as itself).
+
+    Attributes:
+        invocation_id: the invocation (its workflow id).
+        error_type: the class name of the worker's error.
+        error_message: its message.
+    """
+
+    def __init__(self, invocation_id: str, error_type: str, error_message: str) -> None:
+        self.invocation_id = invocation_id
+        self.error_type = error_type
+        self.error_message = error_message
+        super().__init__(f"invocation {invocation_id!r} failed: {error_message}")
+
+
+def error_chain(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and every exception reachable through ``__cause__``/``__context__``.
+
+    Depth-first, the cause before the context, each exception once (cycles
+    are safe). The context is followed even when suppressed (``raise ...
+    from None``): it is still what actually went wrong.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        link = pending.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        # Pushed in reverse so the cause is visited first.
+        for nxt in (link.__context__, link.__cause__):
+            if nxt is not None and id(nxt) not in seen:
+                pending.append(nxt)

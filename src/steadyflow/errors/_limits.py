@@ -1,0 +1,64 @@
+"""Errors of the per-invocation limits (call budget, usage, spend) and their chain check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import SteadyflowError, error_chain
+
+
+class InvocationLimitError(SteadyflowError):
+    """A limit that ends the invocation: calls, tokens or money.
+
+    Never retried, never passed to on-model-error callbacks, never a reason
+    for a ``FallbackLlm`` to try its next model, whichever attempt hits it.
+    """
+
+
+class LlmCallsLimitExceededError(InvocationLimitError):
+    """The invocation reached ``RunConfig.max_llm_calls``.
+
+    Never retried and never passed to on-model-error callbacks: it is the last
+    defence against a model that keeps calling tools forever.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(f"max_llm_calls ({limit}) exceeded for this invocation")
+
+
+class UsageLimitExceededError(InvocationLimitError):
+    """The next model attempt would cross a token or cost limit; it was not sent.
+
+    Raised before the attempt by ``RunConfig.usage_limits`` (this invocation)
+    or ``RunConfig.spend_limits`` (across invocations). The same rules as
+    ``LlmCallsLimitExceededError`` apply.
+
+    Attributes:
+        limit: the limit's name (``max_total_tokens``, ``max_cost``, ...),
+            prefixed with the spend limit's scope for a spend limit
+            (``user:max_cost``).
+        maximum: the limit's value.
+        used: what was used already (tokens, or US dollars as a ``Decimal``).
+        needed: what the refused attempt could use (its estimate).
+    """
+
+    def __init__(self, limit: str, maximum: Any, used: Any, needed: Any, call: str) -> None:
+        self.limit, self.maximum, self.used, self.needed = limit, maximum, used, needed
+        super().__init__(
+            f"{limit} ({maximum}) would be exceeded: {used} used, and {call} "
+            f"could use up to {needed} more; the call was not sent"
+        )
+
+
+class SpendStoreError(SteadyflowError):
+    """A spend store (Redis) could not reserve or charge; the attempt was not sent.
+
+    Spend limits fail closed: without the store there is no way to know what
+    was spent. The driver's error is the ``__cause__``.
+    """
+
+
+def call_limit_in_chain(error: BaseException) -> bool:
+    """Whether an ``InvocationLimitError`` (calls, tokens, money) is in ``error``'s chain."""
+    return any(isinstance(link, InvocationLimitError) for link in error_chain(error))

@@ -1,0 +1,33 @@
+"""Errors a tool raises for the model to read: a failed call, arguments that do not fit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import SteadyflowError
+
+
+class ToolResponseError(SteadyflowError):
+    """A tool call failed in a way the model should read and act on.
+
+    Raised by a tool (an MCP tool whose server answered ``isError``, a
+    protocol error, a timeout, a dropped connection); the flow records the
+    call as failed, offers the error to the on-tool-error callbacks, and
+    otherwise sends ``response`` (a JSON object with an ``"error"`` key) to
+    the model as the function response.
+    """
+
+    def __init__(self, message: str, response: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class ToolArgumentsError(ToolResponseError, ValueError):
+    """The model's arguments do not match the tool's parameters.
+
+    The model reads the message (``response`` is ``{"error": message}``) and
+    may call again with fixed arguments.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, {"error": message})
