@@ -1,7 +1,8 @@
 """One PNG per scenario in ``bench/results/``, drawn from ``latest.json``'s data.
 
 matplotlib comes with the ``bench`` extra (``pip install -e '.[bench]'``);
-the Agg backend draws without a display.
+the Agg backend draws without a display. A ``--baseline`` side is drawn
+next to ours in a paler green; storm policies that did not run are left out.
 """
 
 from __future__ import annotations
@@ -16,13 +17,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 
-from .sides import OURS, PEERS
+from .sides import BASELINE_PREFIX, OURS, PEERS
 
 __all__ = ["draw_all"]
 
-SIDES = [OURS.name, *(p.name for p in PEERS)]
+PEER_NAMES = [p.name for p in PEERS]
 COLORS = {"steadyflow": "#1b7f3b", "google-adk": "#4285f4", "openai-agents": "#444444"}
 COLORS["pydantic-ai"] = "#e0529c"
+BASELINE_COLOR = "#8fd19e"
+
+
+def _sides(per_side: dict[str, Any]) -> list[str]:
+    baseline = [name for name in per_side if name.startswith(BASELINE_PREFIX)]
+    return [OURS.name, *baseline[:1], *PEER_NAMES]
+
+
+def _color(side: str) -> str:
+    return COLORS.get(side, BASELINE_COLOR)
 
 
 def _value(per_side: dict[str, Any], side: str) -> Any:
@@ -32,13 +43,13 @@ def _value(per_side: dict[str, Any], side: str) -> Any:
 
 def _bars(ax: Axes, per_side: dict[str, Any], pick: Any, unit: str, scale: float) -> None:
     names, heights = [], []
-    for side in SIDES:
+    for side in _sides(per_side):
         value = _value(per_side, side)
         figure = pick(value) if value is not None else None
         if figure is not None:
             names.append(side)
             heights.append(figure * scale)
-    bars = ax.bar(names, heights, color=[COLORS[n] for n in names])
+    bars = ax.bar(names, heights, color=[_color(n) for n in names])
     ax.bar_label(bars, labels=[f"{h:,.1f}" for h in heights], fontsize=8)
     ax.set_ylabel(unit)
     ax.set_yscale("log")
@@ -59,14 +70,14 @@ def _per_call(summary: dict[str, Any], key: str, title: str, out: Path) -> None:
 
 def _history(summary: dict[str, Any], key: str, title: str, out: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    for side in SIDES:
+    for side in _sides(summary[key]):
         value = _value(summary[key], side)
         if value is None:
             continue
         sizes = sorted(value["turn_s"], key=int)
         xs = [max(int(s), 1) for s in sizes]
         ys = [value["turn_s"][s] * 1e3 for s in sizes]
-        ax.plot(xs, ys, marker="o", label=side, color=COLORS[side])
+        ax.plot(xs, ys, marker="o", label=side, color=_color(side))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("events already in the session (0 drawn at 1)")
@@ -106,7 +117,7 @@ def _imports(summary: dict[str, Any], out: Path) -> None:
 def _streaming(summary: dict[str, Any], out: Path) -> None:
     fig, ax = plt.subplots(figsize=(7.5, 4))
     labels, off, on = [], [], []
-    for side in SIDES:
+    for side in _sides(summary["streaming_off"]):
         a, b = _value(summary["streaming_off"], side), _value(summary["streaming_on"], side)
         if a is None:
             continue
@@ -127,7 +138,8 @@ def _streaming(summary: dict[str, Any], out: Path) -> None:
 def _storm(storm: dict[str, Any], out: Path) -> None:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     markers = "osD^vP*X"
-    for index, policy in enumerate(storm["policies"]):
+    ran = [policy for policy in storm["policies"] if "skipped" not in policy]
+    for index, policy in enumerate(ran):
         x, y = policy["attempts_per_success"] or 0.0, policy["success_rate"] * 100
         ax.scatter([x], [y], s=70, marker=markers[index % len(markers)], label=policy["policy"])
     ax.legend(fontsize=8)
@@ -151,5 +163,5 @@ def draw_all(raw: dict[str, Any], out: Path) -> None:
     _concurrency(summary, out)
     _imports(summary, out)
     _streaming(summary, out)
-    if raw.get("storm"):
+    if raw.get("storm", {}).get("settings"):
         _storm(raw["storm"], out)

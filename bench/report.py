@@ -5,6 +5,11 @@ Markdown, puts it into ``bench/README.md`` between the results markers, and
 draws the plots. Every "ratio" reads "how many times better steadyflow is"
 (best peer's figure divided by ours), except the history rows, whose figure
 is each side's own growth (turn at the largest size / turn at 0 events).
+
+A ``steadyflow @<sha>`` baseline side (``--baseline``) gets its own column
+after ours, never counts as a peer, and the per-call, peak-RSS and CPU-per-run
+rows add "vs baseline": ours / baseline, so ``1.12x`` is 12% more than the
+baseline and below ``1.00x`` is an improvement.
 """
 
 from __future__ import annotations
@@ -12,18 +17,20 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .sides import OURS, PEERS
+from .sides import BASELINE_PREFIX, OURS, PEERS
+from .storm.table import storm_table
 from .summary import summarize_run
 
 __all__ = ["README_END", "README_START", "Row", "publish", "render", "rows"]
 
 README_START = "<!-- results:start -->"
 README_END = "<!-- results:end -->"
-SIDE_NAMES = [OURS.name, *(p.name for p in PEERS)]
+PEER_NAMES = [p.name for p in PEERS]
+VERSUS_BASELINE = "vs baseline"
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,7 @@ class Row:
     ratio: str
     target: str
     met: bool | None
+    versus_baseline: str = ""
 
 
 def _us(seconds: float | None) -> str:
@@ -60,8 +68,41 @@ def _cell(entry: dict[str, Any] | None, fmt: Callable[[Any], str]) -> str:
     if entry is None:
         return "—"
     if entry["value"] is None:
-        return f"— ({entry['why_not']})" if entry.get("why_not") else "—"
+        why = entry.get("why_not")
+        if why and why.startswith("n/a"):
+            return str(why)  # the baseline lacks what the scenario needs
+        return f"— ({why})" if why else "—"
     return fmt(entry["value"])
+
+
+def baseline_name(per_side: dict[str, Any]) -> str | None:
+    """The ``steadyflow @<sha>`` side among ``per_side``'s keys, if one was measured."""
+    return next((name for name in per_side if name.startswith(BASELINE_PREFIX)), None)
+
+
+def _side_names(per_side: dict[str, Any]) -> list[str]:
+    """Ours, the baseline (when measured), every peer."""
+    base = baseline_name(per_side)
+    return [OURS.name, *([base] if base else []), *PEER_NAMES]
+
+
+def _cells(per_side: dict[str, Any], fmt: Callable[[Any], str]) -> dict[str, str]:
+    """A row's cell per side (``_side_names``)."""
+    return {name: _cell(per_side.get(name), fmt) for name in _side_names(per_side)}
+
+
+def _figure(per_side: dict[str, Any], name: str, value: Callable[[Any], float | None]) -> Any:
+    entry = (per_side.get(name) or {}).get("value")
+    return None if entry is None else value(entry)
+
+
+def _versus_baseline(per_side: dict[str, Any], value: Callable[[Any], float | None]) -> str:
+    """Ours / the baseline's figure (``1.12x`` = 12% more); blank without a baseline."""
+    base = baseline_name(per_side)
+    if base is None:
+        return ""
+    ours, theirs = _figure(per_side, OURS.name, value), _figure(per_side, base, value)
+    return f"{ours / theirs:.2f}x" if ours is not None and theirs else "n/a"
 
 
 def _best_peer(
@@ -70,7 +111,7 @@ def _best_peer(
     figures = [
         (name, v)
         for name, entry in per_side.items()
-        if name != OURS.name and entry["value"] is not None
+        if name in PEER_NAMES and entry["value"] is not None
         for v in [value(entry["value"])]
         if v is not None
     ]
@@ -84,20 +125,24 @@ def _versus_best(
     fmt: Callable[[float | None], str],
     target: str,
     factor: float | None,
+    *,
+    baseline: bool = False,
 ) -> Row:
     """A row where less is better and we must beat the best peer ``factor`` times.
 
     ``factor`` None makes a detail row: the ratio is shown, nothing is judged.
+    ``baseline`` adds ours / the baseline's figure.
     """
-    cells = {name: _cell(per_side.get(name), lambda v: fmt(value(v))) for name in SIDE_NAMES}
-    ours = per_side.get(OURS.name, {}).get("value")
-    ours_value = value(ours) if ours is not None else None
+    cells = _cells(per_side, lambda v: fmt(value(v)))
+    versus = _versus_baseline(per_side, value) if baseline else ""
+    ours_value = _figure(per_side, OURS.name, value)
     best = _best_peer(per_side, value)
     if best is None or not ours_value:
-        return Row(label, cells, "n/a", "n/a", target, None)
+        return Row(label, cells, "n/a", "n/a", target, None, versus)
     ratio = best[1] / ours_value
     met = None if factor is None else ratio >= factor
-    return Row(label, cells, f"{best[0]} {fmt(best[1])}", f"{ratio:.1f}x", target, met)
+    best_text = f"{best[0]} {fmt(best[1])}"
+    return Row(label, cells, best_text, f"{ratio:.1f}x", target, met, versus)
 
 
 def _growth_row(label: str, per_side: dict[str, Any], limit: float) -> Row:
@@ -106,7 +151,7 @@ def _growth_row(label: str, per_side: dict[str, Any], limit: float) -> Row:
         first, last = turn[min(turn, key=int)], turn[max(turn, key=int)]
         return f"{value['growth']:.1f}x ({_us(first)} → {_us(last)})"
 
-    cells = {name: _cell(per_side.get(name), text) for name in SIDE_NAMES}
+    cells = _cells(per_side, text)
     ours = per_side.get(OURS.name, {}).get("value")
     best = _best_peer(per_side, lambda v: v["growth"])
     best_text = f"{best[0]} {best[1]:.1f}x" if best else "n/a"
@@ -119,8 +164,7 @@ def _growth_row(label: str, per_side: dict[str, Any], limit: float) -> Row:
 
 def _streaming_rows(summary: dict[str, Any]) -> list[Row]:
     off, on = summary["streaming_off"], summary["streaming_on"]
-    cells_off = {n: _cell(off.get(n), _us) for n in SIDE_NAMES}
-    cells_on = {n: _cell(on.get(n), _us) for n in SIDE_NAMES}
+    cells_off, cells_on = _cells(off, _us), _cells(on, _us)
     ours_off = off.get(OURS.name, {}).get("value")
     ours_on = on.get(OURS.name, {}).get("value")
     best_off = _best_peer(off, lambda v: v)
@@ -160,17 +204,19 @@ def _wall_row(rss: dict[str, Any], ours: dict[str, Any]) -> Row:
         wall = (value.get(large) or {}).get("wall_s")
         return f"{_us(wall)} wall, {_us(_cpu_per_run(value, large))} CPU/run"
 
-    cells = {name: _cell(rss.get(name), text) for name in SIDE_NAMES}
+    cells = _cells(rss, text)
+    versus = _versus_baseline(rss, lambda v: _cpu_per_run(v, large))
+    versus = versus and f"CPU/run {versus}"
     ideal = ours[large]["ideal_wall_s"]
     label = f"Wall time, {int(large):,} runs (ideal {ideal:.2f} s)"
     best = _best_peer(rss, lambda v: (v.get(large) or {}).get("wall_s"))
     best_text = f"{best[0]} {_us(best[1])}" if best else "n/a"
     target = "CPU per run grows <= 1.5x with 10x the runs"
     if small == large:
-        return Row(label, cells, best_text, "n/a", target + " (full run)", None)
+        return Row(label, cells, best_text, "n/a", target + " (full run)", None, versus)
     growth = (_cpu_per_run(ours, large) or 0.0) / (_cpu_per_run(ours, small) or 1e-9)
     ratio = f"CPU/run x{growth:.2f} from {int(small):,} to {int(large):,} runs"
-    return Row(label, cells, best_text, ratio, target, growth <= 1.5)
+    return Row(label, cells, best_text, ratio, target, growth <= 1.5, versus)
 
 
 def _concurrency_rows(summary: dict[str, Any]) -> list[Row]:
@@ -187,6 +233,7 @@ def _concurrency_rows(summary: dict[str, Any]) -> list[Row]:
             _kb,
             "<= 1/4 of the best peer",
             4.0,
+            baseline=True,
         ),
         _wall_row(rss, ours),
     ]
@@ -212,14 +259,14 @@ def rows(summary: dict[str, Any]) -> list[Row]:
     ten = ">= 10x less than the best peer"
     out = [
         _versus_best("1. One-step text turn: CPU per model call", summary["one_step"],
-                     lambda v: v, _us, ten, 10.0),
+                     lambda v: v, _us, ten, 10.0, baseline=True),
         _versus_best("2. Two-step tool turn: CPU per model call", summary["two_step"],
-                     lambda v: v, _us, ten, 10.0),
+                     lambda v: v, _us, ten, 10.0, baseline=True),
         _growth_row("3. History growth, in-memory store", summary["history_memory"], 2.0),
         _growth_row("3. History growth, SQLite store", summary["history_sqlite"], 3.0),
     ]  # fmt: skip
     numbered = _concurrency_rows(summary)
-    out += [Row("4. " + r.scenario, r.cells, r.best, r.ratio, r.target, r.met) for r in numbered]
+    out += [replace(r, scenario="4. " + r.scenario) for r in numbered]
     out.append(
         _versus_best("5. Import of the agent API: CPU time", summary["import"],
                      lambda v: v["cpu_s"], _us, ">= 5x faster than the fastest peer", 5.0)
@@ -233,8 +280,7 @@ def rows(summary: dict[str, Any]) -> list[Row]:
         _versus_best("5. Installed packages (core install)", packages, lambda v: float(v),
                      lambda v: "n/a" if v is None else f"{v:.0f}", "(detail)", None)
     )  # fmt: skip
-    out += [Row("6. " + r.scenario, r.cells, r.best, r.ratio, r.target, r.met)
-            for r in _streaming_rows(summary)]  # fmt: skip
+    out += [replace(r, scenario="6. " + r.scenario) for r in _streaming_rows(summary)]
     return out
 
 
@@ -243,31 +289,14 @@ def _mark(met: bool | None) -> str:
 
 
 def _table(table_rows: list[Row]) -> str:
-    head = ["Scenario", *SIDE_NAMES, "Best peer", "Ratio", "Target", "Met"]
+    base = next((n for row in table_rows for n in row.cells if n.startswith(BASELINE_PREFIX)), None)
+    columns = [OURS.name, *([base, VERSUS_BASELINE] if base else []), *PEER_NAMES]
+    head = ["Scenario", *columns, "Best peer", "Ratio", "Target", "Met"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in table_rows:
-        cells = [row.scenario, *(row.cells[n] for n in SIDE_NAMES), row.best, row.ratio]
-        lines.append("| " + " | ".join([*cells, row.target, _mark(row.met)]) + " |")
-    return "\n".join(lines)
-
-
-def _storm_table(storm: dict[str, Any]) -> str:
-    s = storm["settings"]
-    lines = [
-        f"Provider of {s['capacity']:g} requests/s; calls arrive at {s['overload']:g}x that "
-        f"for {s['seconds']:g} simulated seconds, then run until the last one ends.",
-        "",
-        "| Policy | Calls | Served | Success rate | Provider attempts per success | p50 | p99 "
-        "| Last call ended at | What it does |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for p in storm["policies"]:
-        per = p["attempts_per_success"]
-        lines.append(
-            f"| {p['policy']} | {p['calls']:,} | {p['succeeded']:,} | {p['success_rate']:.1%} "
-            f"| {'n/a' if per is None else f'{per:.2f}'} | {p['p50_s']:.2f} s "
-            f"| {p['p99_s']:.2f} s | {p['drained_at_s']:.1f} s | {p['description']} |"
-        )
+        cells = {**row.cells, VERSUS_BASELINE: row.versus_baseline}
+        shown = [row.scenario, *(cells.get(n, "—") for n in columns), row.best, row.ratio]
+        lines.append("| " + " | ".join([*shown, row.target, _mark(row.met)]) + " |")
     return "\n".join(lines)
 
 
@@ -276,18 +305,25 @@ def _header(meta: dict[str, Any]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     state = "working tree with uncommitted changes in src/" if meta["src_dirty"] else "clean"
     load = f"{m['load_at_start'][0]:.1f} → {meta.get('load_at_end', [float('nan')])[0]:.1f}"
+    baseline = meta.get("baseline")
+    against = (
+        f"\nBaseline: `{baseline['side']}` is steadyflow at commit `{baseline['commit'][:12]}`, "
+        f"measured in the same rounds (not a peer); {VERSUS_BASELINE} = ours / baseline."
+        if baseline
+        else ""
+    )
     return (
         f"Measured {meta['date']} ({meta['profile']} profile, {meta.get('seconds', '?')} s) "
         f"at commit `{meta['commit'][:12]}` ({state}).\n"
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, {m['os']}, "
         f"Python {m['python']}; 1-minute load average {load}.\n"
-        f"Versions: {versions}."
+        f"Versions: {versions}.{against}"
     )
 
 
 def _notes(summary: dict[str, Any]) -> str:
     lines = ["What each side does per turn (one-step / concurrency scenarios):", ""]
-    for name in SIDE_NAMES:
+    for name in _side_names(summary["one_step"]):
         entry = summary["one_step"].get(name)
         if entry and entry.get("note"):
             lines.append(f"- {name}: {entry['note']}")
@@ -300,7 +336,7 @@ def render(raw: dict[str, Any]) -> str:
     parts = [_header(raw["meta"]), _table(rows(summary)), _notes(summary)]
     if raw.get("storm"):
         title = "#### 7. Retry storm (steadyflow's retry loop, virtual clock)"
-        parts += [title, _storm_table(raw["storm"])]
+        parts += [title, storm_table(raw["storm"])]
     return "\n\n".join(parts) + "\n"
 
 

@@ -7,6 +7,13 @@ the import probes (alternating sides), the package counts and the retry
 storm. Results go to ``bench/results/latest.json``, the table to
 ``bench/README.md`` and stdout, one plot per scenario to ``bench/results/``.
 A side that fails is reported as failed; the others still run.
+
+``--baseline COMMIT`` adds ``steadyflow @<sha>``, the code at COMMIT
+imported from a temporary worktree (as ``--at`` does for the measured side),
+measured in the same rounds and rotation as every other side: ours against
+an older commit in one run, which peer figures from different runs cannot
+give (they swing by up to 2x between runs). It is not a peer: the best-peer
+figures ignore it; the table adds its column and ours / baseline.
 """
 
 from __future__ import annotations
@@ -22,16 +29,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from . import envs, procs, report, scenarios
-from .sides import OURS, PEERS, Side
+from .sides import OURS, PEERS, Side, baseline_side
 
 __all__ = ["main"]
 
 RESULTS = envs.REPO / "bench" / "results"
+
+# Where each steadyflow side imports steadyflow from (None: the working tree).
+Sources = Mapping[str, Path | None]
 
 
 def _log(message: str) -> None:
@@ -41,6 +51,11 @@ def _log(message: str) -> None:
 def _git(*args: str) -> str:
     done = subprocess.run(["git", *args], cwd=envs.REPO, capture_output=True, text=True, check=True)
     return done.stdout.strip()
+
+
+def _is_commit(name: str) -> bool:
+    check = ["git", "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"]
+    return subprocess.run(check, cwd=envs.REPO, capture_output=True, check=False).returncode == 0
 
 
 @contextlib.contextmanager
@@ -77,14 +92,17 @@ def _machine() -> dict[str, Any]:
     }
 
 
-def _meta(profile: scenarios.Profile, at: str | None, sides: list[Side]) -> dict[str, Any]:
+def _meta(
+    profile: scenarios.Profile, at: str | None, baseline: str | None, sides: list[Side]
+) -> dict[str, Any]:
     commit = _git("rev-parse", at or "HEAD")
     dirty = at is None and bool(_git("status", "--porcelain", "--", "src"))
     versions = {
         side.name: envs.distribution_version(envs.python_for(side), side.requirement or side.name)
         for side in sides
+        if not side.is_baseline
     }
-    return {
+    meta = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "profile": profile.name,
         "commit": commit,
@@ -92,6 +110,10 @@ def _meta(profile: scenarios.Profile, at: str | None, sides: list[Side]) -> dict
         "machine": _machine(),
         "versions": versions,
     }
+    chosen = next((side for side in sides if side.is_baseline), None)
+    if baseline is not None and chosen is not None:
+        meta["baseline"] = {"side": chosen.name, "commit": _git("rev-parse", baseline)}
+    return meta
 
 
 def _rotated(sides: list[Side], round_index: int) -> list[Side]:
@@ -104,10 +126,8 @@ def _record(runs: dict[str, Any], side: Side, jobs: list[dict[str, Any]], result
         runs.setdefault(job["key"], {}).setdefault(side.name, []).append(result)
 
 
-def _run_jobs(
-    runs: dict[str, Any], side: Side, jobs: list[dict[str, Any]], src: Path | None
-) -> None:
-    env = procs.child_env(ours=side is OURS, src=src)
+def _run_jobs(runs: dict[str, Any], side: Side, jobs: list[dict[str, Any]], srcs: Sources) -> None:
+    env = procs.child_env(ours=side.is_steadyflow, src=srcs.get(side.name))
     started = time.perf_counter()
     try:
         results: list[Any] = procs.run_worker(envs.python_for(side), side.name, jobs, env, 1800)
@@ -119,9 +139,7 @@ def _run_jobs(
     _log(f"{side.name}: {keys} ({time.perf_counter() - started:.1f}s)")
 
 
-def _run_scenarios(
-    profile: scenarios.Profile, sides: list[Side], src: Path | None
-) -> dict[str, Any]:
+def _run_scenarios(profile: scenarios.Profile, sides: list[Side], srcs: Sources) -> dict[str, Any]:
     runs: dict[str, Any] = {}
     memory = scenarios.memory_jobs(profile)
     # Memory is read first thing in a process: earlier scenarios' freed memory
@@ -129,26 +147,29 @@ def _run_scenarios(
     first = [] if profile.memory_apart else memory
     for index in range(profile.rounds):
         for side in _rotated(sides, index):
-            _run_jobs(runs, side, first + scenarios.timing_jobs(profile, index), src)
+            _run_jobs(runs, side, first + scenarios.timing_jobs(profile, index), srcs)
     for index, job in enumerate(memory if profile.memory_apart else []):
         for side in _rotated(sides, index):
-            _run_jobs(runs, side, [job], src)
+            _run_jobs(runs, side, [job], srcs)
     return runs
 
 
-def _run_imports(profile: scenarios.Profile, sides: list[Side], src: Path | None) -> dict[str, Any]:
+def _run_imports(profile: scenarios.Profile, sides: list[Side], srcs: Sources) -> dict[str, Any]:
     # pip compiles the peers' bytecode when it installs them; the working tree's may
     # be stale (or never written, with PYTHONDONTWRITEBYTECODE), so compile it too.
-    package = (src if src is not None else envs.REPO / "src") / "steadyflow"
-    subprocess.run(
-        [str(envs.python_for(OURS)), "-m", "compileall", "-q", str(package)],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    for side in sides:
+        if side.is_steadyflow:
+            src = srcs.get(side.name)
+            package = (src if src is not None else envs.REPO / "src") / "steadyflow"
+            subprocess.run(
+                [str(envs.python_for(side)), "-m", "compileall", "-q", str(package)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
     probes: dict[str, list[Any]] = {side.name: [] for side in sides}
     for index in range(profile.import_reps):
         for side in _rotated(sides, index):
-            env = procs.child_env(ours=side is OURS, src=src)
+            env = procs.child_env(ours=side.is_steadyflow, src=srcs.get(side.name))
             try:
                 result = procs.run_import_probe(envs.python_for(side), side.import_statement, env)
             except procs.ProbeError as error:
@@ -159,26 +180,51 @@ def _run_imports(profile: scenarios.Profile, sides: list[Side], src: Path | None
 
 
 def _packages(sides: list[Side]) -> dict[str, Any]:
+    """Installed distributions per side; the baseline's are not counted (one core venv)."""
     counts: dict[str, Any] = {}
     for side in sides:
+        if side.is_baseline:
+            why = f"n/a at {side.baseline_commit}: counted for the tree only"
+            counts[side.name] = {"count": None, "why_not": why}
+            continue
         python = envs.ensure_core_venv() if side is OURS else envs.python_for(side)
         names = envs.installed_packages(python)
         counts[side.name] = {"count": len(names), "names": names}
     return counts
 
 
-def _sides(names: list[str] | None, upgrade: bool) -> list[Side]:
-    chosen = [OURS, *(p for p in PEERS if names is None or p.name in names)]
-    for peer in chosen[1:]:
+def _sides(names: list[str] | None, upgrade: bool, baseline: str | None) -> list[Side]:
+    """Ours, the baseline right after it (when asked), then the peers, installed if needed."""
+    peers = [p for p in PEERS if names is None or p.name in names]
+    for peer in peers:
         _log(f"checking the {peer.name} virtualenv")
         envs.ensure_peer(peer, upgrade=upgrade)
-    return chosen
+    if baseline is None:
+        return [OURS, *peers]
+    return [OURS, baseline_side(_git("rev-parse", "--short", baseline)), *peers]
+
+
+def _storm(profile: scenarios.Profile, src: Path | None) -> dict[str, Any]:
+    """The storm on the measured code; a failure is noted in the table, not raised."""
+    env = procs.child_env(ours=True, src=src)
+    try:
+        storm = procs.run_storm(profile.storm_seconds, profile.storm_capacity, env)
+    except procs.ProbeError as error:
+        _log(f"storm failed: {error}")
+        return {"error": str(error)}
+    _log("storm done")
+    return storm
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="the under-a-minute profile")
     parser.add_argument("--at", metavar="COMMIT", help="measure steadyflow at this commit")
+    parser.add_argument(
+        "--baseline",
+        metavar="COMMIT",
+        help="also measure steadyflow at this commit, side by side in the same run",
+    )
     parser.add_argument("--peers", nargs="*", help="only these peers (default: all)")
     parser.add_argument("--upgrade-peers", action="store_true", help="reinstall newest peers")
     parser.add_argument("--no-readme", action="store_true", help="leave bench/README.md alone")
@@ -199,14 +245,17 @@ def main(argv: list[str]) -> int:
         return 0
     profile = scenarios.QUICK if args.quick else scenarios.FULL
     started = time.perf_counter()
-    sides = _sides(args.peers, args.upgrade_peers)
-    with _measured_src(args.at) as src:
-        raw: dict[str, Any] = {"meta": _meta(profile, args.at, sides)}
-        raw["runs"] = _run_scenarios(profile, sides, src)
-        raw["imports"] = _run_imports(profile, sides, src)
-        env = procs.child_env(ours=True, src=src)
-        raw["storm"] = procs.run_storm(profile.storm_seconds, profile.storm_capacity, env)
-        _log("storm done")
+    unknown = [c for c in (args.at, args.baseline) if c is not None and not _is_commit(c)]
+    if unknown:
+        print(f"bench.run: {unknown[0]!r} is not a commit of this repository", file=sys.stderr)
+        return 2
+    sides = _sides(args.peers, args.upgrade_peers, args.baseline)
+    with _measured_src(args.at) as src, _measured_src(args.baseline) as baseline_src:
+        srcs = {s.name: baseline_src if s.is_baseline else src for s in sides if s.is_steadyflow}
+        raw: dict[str, Any] = {"meta": _meta(profile, args.at, args.baseline, sides)}
+        raw["runs"] = _run_scenarios(profile, sides, srcs)
+        raw["imports"] = _run_imports(profile, sides, srcs)
+        raw["storm"] = _storm(profile, src)
     raw["packages"] = _packages(sides)
     raw["meta"]["load_at_end"] = os.getloadavg()
     raw["meta"]["seconds"] = round(time.perf_counter() - started, 1)

@@ -110,7 +110,7 @@ def summarize_run(raw: dict[str, Any]) -> dict[str, Any]:
         "streaming_on": _per_side(runs, "streaming_on", _streaming),
         "import": _imports(raw.get("imports", {})),
         "packages": {
-            side: {"value": info["count"], "why_not": None}
+            side: {"value": info["count"], "why_not": info.get("why_not")}
             for side, info in raw.get("packages", {}).items()
         },
     }

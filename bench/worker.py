@@ -6,6 +6,11 @@ exactly its own dependencies. ``JOBS`` is a JSON list of
 ``{"scenario": ..., "params": {...}}`` run in order; the results are printed
 as one JSON list after ``RESULT_MARKER``. Anything else on stdout or stderr
 is the framework's.
+
+On a ``steadyflow @<sha>`` baseline side (``--baseline``), a scenario that
+needs an API the older code lacks (an ``ImportError``, ``AttributeError`` or
+``TypeError`` from the adapter) is reported as skipped, "n/a at <sha>: ...",
+and the next job still runs; on every other side such an error is a failure.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import sys
 from typing import Any
 
 from . import drivers
-from .sides import SIDES
+from .sides import side_named
 
 __all__ = ["RESULT_MARKER", "run_scenario"]
 
@@ -35,17 +40,24 @@ _DRIVERS = {
 
 async def run_scenario(side: str, scenario: str, params: dict[str, Any]) -> dict[str, Any]:
     """Run ``scenario`` with ``params`` on ``side``'s adapter; its result dict."""
-    if side not in SIDES:
-        raise ValueError(f"unknown side {side!r}; known: {', '.join(SIDES)}")
+    chosen = side_named(side)
     driver = _DRIVERS.get(scenario)
     if driver is None:
         raise ValueError(f"unknown scenario {scenario!r}; known: {', '.join(_DRIVERS)}")
-    module = importlib.import_module(f"bench.sides.{SIDES[side].module}")
-    adapter = module.make_adapter()
     try:
-        result: dict[str, Any] = await driver(adapter, **params)
-    finally:
-        await adapter.close()
+        module = importlib.import_module(f"bench.sides.{chosen.module}")
+        adapter = module.make_adapter()
+        try:
+            result: dict[str, Any] = await driver(adapter, **params)
+        finally:
+            await adapter.close()
+    except (ImportError, AttributeError, TypeError) as error:
+        if not chosen.is_baseline:
+            raise
+        first = (str(error).splitlines() or [""])[0][:120]
+        result = {"skipped": f"{type(error).__name__}: {first}"}
+    if chosen.is_baseline and "skipped" in result:
+        result["skipped"] = f"n/a at {chosen.baseline_commit}: {result['skipped']}"
     result["python"] = platform.python_version()
     return result
 

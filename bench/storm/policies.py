@@ -12,18 +12,25 @@ front of the provider. To add a policy (the shared-budget entry)::
         name="steadyflow+budget",
         description="...",
         run_config=lambda: RunConfig(retry_config=...),
+        needs=("steadyflow.retry:TokenBucketRetryBudget",),
     ))
+
+``needs`` names what a policy uses beyond ``RunConfig``/``RetryConfig``
+(``module:attribute``); the objects are built inside ``run_config``, so
+this module imports on older code too. ``--at``/``--baseline`` can measure a
+commit from before a feature: ``missing`` then says which name is absent and
+the storm reports that policy as not run instead of crashing.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from steadyflow import RetryConfig, RunConfig
 from steadyflow.models import BaseLlm
-from steadyflow.retry import AdaptiveThrottle, ProviderPacer, TokenBucketRetryBudget
 
 from .provider import HeaderStyle
 
@@ -32,6 +39,7 @@ __all__ = [
     "PACER_POLICIES",
     "STORM_POLICIES",
     "StormPolicy",
+    "missing",
     "register_storm_policy",
 ]
 
@@ -46,6 +54,7 @@ class StormPolicy:
         run_config: builds the run config all calls of one simulation share.
         wrap_model: optionally wraps the provider (called once per simulation).
         headers: what the provider's answers and 429s carry (``provider.HeaderStyle``).
+        needs: ``module:attribute`` names the policy uses, checked by ``missing``.
     """
 
     name: str
@@ -53,6 +62,7 @@ class StormPolicy:
     run_config: Callable[[], RunConfig]
     wrap_model: Callable[[BaseLlm], BaseLlm] | None = None
     headers: HeaderStyle = "retry-after"
+    needs: tuple[str, ...] = ()
 
 
 STORM_POLICIES: dict[str, StormPolicy] = {}
@@ -64,6 +74,22 @@ def register_storm_policy(policy: StormPolicy) -> StormPolicy:
         raise ValueError(f"a storm policy named {policy.name!r} is already registered")
     STORM_POLICIES[policy.name] = policy
     return policy
+
+
+def missing(policy: StormPolicy) -> str | None:
+    """Why the measured steadyflow cannot run ``policy`` (a name it lacks); None when it can."""
+    for need in policy.needs:
+        module_name, _, attribute = need.partition(":")
+        try:
+            getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError):
+            return f"the measured steadyflow has no {module_name}.{attribute}"
+    return None
+
+
+def _retry(attribute: str) -> Any:
+    """``steadyflow.retry.<attribute>``, looked up when a simulation starts."""
+    return getattr(importlib.import_module("steadyflow.retry"), attribute)
 
 
 def _retrying(**settings: Any) -> Callable[[], RunConfig]:
@@ -101,9 +127,10 @@ BUILTIN_POLICIES = (
         "a failure costs 1, a success adds 0.1): no retries once failures drain half the bucket",
         lambda: RunConfig(
             retry_config=RetryConfig(
-                max_attempts=5, total_timeout=60.0, budget=TokenBucketRetryBudget()
+                max_attempts=5, total_timeout=60.0, budget=_retry("TokenBucketRetryBudget")()
             )
         ),
+        needs=("steadyflow.retry:TokenBucketRetryBudget",),
     ),
     StormPolicy(
         "adaptive",
@@ -114,17 +141,21 @@ BUILTIN_POLICIES = (
             retry_config=RetryConfig(
                 max_attempts=5,
                 total_timeout=60.0,
-                budget=AdaptiveThrottle(k=1.1, throttle_first_attempts=True),
+                budget=_retry("AdaptiveThrottle")(k=1.1, throttle_first_attempts=True),
             )
         ),
+        needs=("steadyflow.retry:AdaptiveThrottle",),
     ),
 )
 
 
 def _paced() -> RunConfig:
-    return RunConfig(
-        retry_config=RetryConfig(max_attempts=5, total_timeout=60.0, pacer=ProviderPacer())
-    )
+    pacer = _retry("ProviderPacer")()
+    return RunConfig(retry_config=RetryConfig(max_attempts=5, total_timeout=60.0, pacer=pacer))
+
+
+# The pacer learns from the headers the provider reports (report_response_headers).
+_PACER_NEEDS = ("steadyflow.retry:ProviderPacer", "steadyflow.models:report_response_headers")
 
 
 PACER_POLICIES = (
@@ -135,6 +166,7 @@ PACER_POLICIES = (
         "the learned rate instead of being refused",
         _paced,
         headers="openai",
+        needs=_PACER_NEEDS,
     ),
     StormPolicy(
         "pacer, no headers",
@@ -143,6 +175,7 @@ PACER_POLICIES = (
         "back in 30 s)",
         _paced,
         headers="none",
+        needs=_PACER_NEEDS,
     ),
 )
 

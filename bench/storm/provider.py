@@ -15,18 +15,23 @@ right after the request, and the time until the bucket is full again as a
 duration (``"850ms"``, ``"1s"``). Tokens are counted (each request costs
 ``REQUEST_TOKENS``) but never bind. With ``headers="none"`` not even
 ``retry-after`` is sent: a bare 429, as some gateways and Gemini answer.
+
+Answers' headers go to ``report_response_headers``; code measured at a
+commit from before it (``--at``/``--baseline``) has nobody listening, so
+they are dropped there (the policies that need them are not run).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from steadyflow.errors import ModelHTTPError
-from steadyflow.models import BaseLlm, LlmRequest, LlmResponse, report_response_headers
+from steadyflow.models import BaseLlm, LlmRequest, LlmResponse
 
 __all__ = [
     "REQUEST_TOKENS",
@@ -39,6 +44,15 @@ __all__ = [
 HeaderStyle = Literal["retry-after", "openai", "none"]
 TOKENS_PER_MINUTE = 2_000_000
 REQUEST_TOKENS = 40
+
+
+def _no_listener(headers: Mapping[str, str]) -> None:
+    """Before ``report_response_headers`` existed, no part of the runtime read headers."""
+
+
+_report_headers: Callable[[Mapping[str, str]], None] = getattr(
+    importlib.import_module("steadyflow.models"), "report_response_headers", _no_listener
+)
 
 
 @dataclass
@@ -121,7 +135,7 @@ class CapacityProvider(BaseLlm):
             self.stats.admitted += 1
             head = self._rate_limit_headers() if self.headers == "openai" else {}
             await asyncio.sleep(self.service_time)
-            report_response_headers(head)
+            _report_headers(head)
             yield LlmResponse.from_text("served")
             return
         self.stats.refused += 1

@@ -5,12 +5,15 @@ capacity for ``seconds`` simulated seconds. Each call is one invocation of
 an ``LlmAgent`` through ``InMemoryRunner`` with the policy's ``RunConfig``:
 the runtime's retry loop decides every retry and every wait (through the
 clock installed with ``set_clock``). The simulation then runs until the last
-call has succeeded or given up.
+call has succeeded or given up. A policy the measured code cannot run
+(``policies.missing``) gives a row saying why instead of figures.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
 import random
 from dataclasses import dataclass, field
@@ -18,10 +21,9 @@ from typing import Any
 
 from steadyflow import InMemoryRunner, LlmAgent, RunConfig
 from steadyflow.errors import ModelError
-from steadyflow.retry._clock import set_clock
 
 from ..common import percentile
-from .policies import StormPolicy
+from .policies import StormPolicy, missing
 from .provider import CapacityProvider
 from .vloop import LoopClock, VirtualTimeLoop
 
@@ -96,8 +98,26 @@ async def _storm(policy: StormPolicy, settings: StormSettings) -> dict[str, Any]
     }
 
 
+def _clock_module() -> Any:
+    """The retry loop's clock module: ``_clock`` now, ``clock`` in older commits."""
+    for name in ("steadyflow.retry._clock", "steadyflow.retry.clock"):
+        with contextlib.suppress(ModuleNotFoundError):
+            return importlib.import_module(name)
+    raise ImportError("the measured steadyflow has no steadyflow.retry._clock (set_clock)")
+
+
+set_clock = _clock_module().set_clock
+
+
 def simulate(policy: StormPolicy, settings: StormSettings) -> dict[str, Any]:
-    """Run the storm for ``policy`` on a fresh virtual-time loop; its figures."""
+    """Run the storm for ``policy`` on a fresh virtual-time loop; its figures.
+
+    Where the measured steadyflow lacks what ``policy`` needs, the row has
+    ``skipped`` (why) instead of figures.
+    """
+    why_not = missing(policy)
+    if why_not is not None:
+        return {"policy": policy.name, "description": policy.description, "skipped": why_not}
     random.seed(settings.seed)  # the retry loop's jitter draws from the global generator
     previous = set_clock(LoopClock())
     retry_logger = logging.getLogger("steadyflow")
