@@ -8,12 +8,12 @@ its context (budget, usage, trace carried on) and run the agent on from there.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from ._aio import aclose
-from ._runner_store import stored_events
+from ._runner_store import Started, stored_events
 from .durable import Taker, resume_point, resumed_events
 from .events import Event
 from .run_config import RunConfig
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["continued_events"]
 
 
-async def continued_events(
+def continued_events(
     runner: Runner,
     user_id: str,
     session_id: str,
@@ -36,10 +36,26 @@ async def continued_events(
     crashed: bool,
 ) -> AsyncIterator[Event]:
     """Take an invocation (after a crash, or an answer) and run it on from its events."""
+    return stored_events(
+        functools.partial(_continue, runner, user_id, session_id, run_config, take, crashed),
+        plugins=runner.plugins,
+        max_response_bytes=runner.max_response_bytes,
+    )
+
+
+async def _continue(
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    run_config: RunConfig | None,
+    take: Taker,
+    crashed: bool,
+) -> Started | None:
+    """Take the invocation, rebuild its context, and start its agent where it stopped."""
     session = await runner._load(user_id, session_id)  # pyright: ignore[reportPrivateUsage]
     record = await take(session)
     if record is None:
-        return
+        return None
     if run_config is None:
         run_config = RunConfig(
             max_llm_calls=record.max_llm_calls,
@@ -59,16 +75,4 @@ async def continued_events(
     ctx.journal = keeper
     agent = runner.agent.find_agent(point.agent_name or record.agent) or runner.agent
     events = resumed_events(agent, ctx.for_agent(agent), point)
-    stored = stored_events(
-        session,
-        ctx,
-        keeper,
-        events,
-        plugins=runner.plugins,
-        max_response_bytes=runner.max_response_bytes,
-    )
-    try:
-        async for event in stored:
-            yield event
-    finally:
-        await aclose(stored)
+    return Started(session, ctx, keeper, events)

@@ -8,7 +8,8 @@ yield, and closing the record last, whatever ended the invocation.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 
 from ._aio import aclose
 from ._response_cap import ResponseMeter
@@ -20,19 +21,35 @@ from .flows._callbacks import run_callbacks
 from .plugins import PluginManager
 from .sessions.base import Session
 
-__all__ = ["stored_events", "with_plugins"]
+__all__ = ["Started", "stored_events", "with_plugins"]
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A started invocation: its session, context, record keeper and the agent's events."""
+
+    session: Session
+    ctx: InvocationContext
+    keeper: RecordKeeper
+    events: AsyncIterator[Event]
 
 
 async def stored_events(
-    session: Session,
-    ctx: InvocationContext,
-    keeper: RecordKeeper,
-    events: AsyncIterator[Event],
+    start: Callable[[], Awaitable[Started | None]],
     *,
     plugins: PluginManager,
     max_response_bytes: int | None,
 ) -> AsyncIterator[Event]:
-    """Store each complete event (with the record) before yielding it; close the record last."""
+    """Start the invocation, store each complete event (with the record) before yielding it.
+
+    ``start`` runs on the first ``__anext__`` (None: nothing to run). Taking
+    it here rather than re-yielding from a generator of the runner's saves
+    one generator layer per event. The record is closed last.
+    """
+    started = await start()
+    if started is None:
+        return
+    session, ctx, keeper, events = started.session, started.ctx, started.keeper, started.events
     on_event = plugins.hooks("on_event_callback")
     error: BaseException | None = None
     limit = max_response_bytes

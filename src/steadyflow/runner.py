@@ -21,17 +21,18 @@ A message of confirmation answers continues the ``WAITING`` invocation (same id)
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from ._aio import aclose, iterate_sync
+from ._aio import iterate_sync
 from ._confirmation import parse_answers
 from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, checked_limit
 from ._routing import agent_to_run
 from ._runner_resume import continued_events
-from ._runner_store import stored_events, with_plugins
+from ._runner_store import Started, stored_events, with_plugins
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
 from .durable import LeaseRenewer, RecordKeeper, answers_taker, claim_taker, start_record
@@ -192,7 +193,7 @@ class Runner:
             return continued_events(self, user_id, session_id, run_config, take, crashed=False)
         return self._invoke(user_id, session_id, run_config or RunConfig(), message, None)
 
-    async def _invoke(
+    def _invoke(
         self,
         user_id: str,
         session_id: str,
@@ -205,6 +206,23 @@ class Runner:
         Each complete event is stored before it is yielded; the invocation's
         record is closed last, whatever ended it.
         """
+        return stored_events(
+            functools.partial(
+                self._start, user_id, session_id, run_config, message, live_request_queue
+            ),
+            plugins=self.plugins,
+            max_response_bytes=self.max_response_bytes,
+        )
+
+    async def _start(
+        self,
+        user_id: str,
+        session_id: str,
+        run_config: RunConfig,
+        message: Content | None,
+        live_request_queue: LiveRequestQueue | None,
+    ) -> Started:
+        """Load the session, store the user's message with the new record, start the agent."""
         session = await self._load(user_id, session_id)
         ctx = self._context(session, run_config, message)
         user_event = None
@@ -232,19 +250,7 @@ class Runner:
             events = (
                 agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
             )
-        stored = stored_events(
-            session,
-            ctx,
-            keeper,
-            events,
-            plugins=self.plugins,
-            max_response_bytes=self.max_response_bytes,
-        )
-        try:
-            async for event in stored:
-                yield event
-        finally:
-            await aclose(stored)
+        return Started(session, ctx, keeper, events)
 
     def resume_async(
         self,
