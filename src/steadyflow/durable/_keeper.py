@@ -136,11 +136,13 @@ class RecordKeeper:
     async def append(self, session: Session, event: Event) -> Event:
         """Store ``event`` and the record in one commit; returns the event as stored."""
         async with self._lock:
-            answered = {r.id for r in event.get_function_responses() if r.id}
             journal = self.record.journal
-            for call_id in answered & journal.keys():
-                del journal[call_id]
-            self._waiting = mark_waiting(journal, event) or self._waiting
+            if journal:  # most turns journal nothing: no response to look up
+                for response in event.get_function_responses():
+                    journal.pop(response.id or "", None)
+            # A pause event lists its requests as long-running; most events have none.
+            if event.long_running_tool_ids and mark_waiting(journal, event):
+                self._waiting = True
             self._refresh()
             return await self.service.append_event_and_record(session, event, self.record)
 

@@ -12,7 +12,7 @@ counted, charged to the spend stores and written to the attempt's trace.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -97,18 +97,24 @@ class MeteredCall:
             f"(agent {self._agent_name!r}{step})"
         )
 
-    async def before_attempt(self) -> None:
+    def before_attempt(self) -> Awaitable[None] | None:
         """Admit the next attempt (may raise a limit error), then count it.
 
         Without a limit there is nothing to admit, and no estimate is made:
         it reads the whole history, which made a turn's cost grow with it.
+        Then the attempt is counted at once, with no coroutine to await.
         """
         if self._meter.checks_attempts:
-            if self._estimate is None:
-                self._estimate = estimate_request(self._request)
-            self._hold = await self._meter.admit(
-                self._describe(), self._provider, self._model, self._estimate
-            )
+            return self._admit_and_count()
+        self._count_attempt()
+        return None
+
+    async def _admit_and_count(self) -> None:
+        if self._estimate is None:
+            self._estimate = estimate_request(self._request)
+        self._hold = await self._meter.admit(
+            self._describe(), self._provider, self._model, self._estimate
+        )
         self._count_attempt()
 
     def call_started(self, provider: str, model: str) -> None:

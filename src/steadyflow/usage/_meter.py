@@ -78,12 +78,22 @@ class UsageMeter:
     ) -> None:
         self.limits = None if limits is None or limits.is_empty else limits
         self.spend = spend
-        self.totals = totals if totals is not None else UsageTotals()
+        self._totals = totals if totals is not None else UsageTotals()
         self._prices = prices
         self._price_cache: dict[tuple[str, str], Price | None] = {}
         self._pending: set[asyncio.Task[None]] = set()
+        self._stored: dict[str, Any] | None = None  # ``stored()`` until the totals change
         limited_cost = self.limits is not None and self.limits.max_cost is not None
         self._needs_price = limited_cost or (spend is not None and spend.needs_cost)
+
+    @property
+    def totals(self) -> UsageTotals:
+        """What the invocation used so far (a resumed one: from before as well)."""
+        return self._totals
+
+    @totals.setter
+    def totals(self, totals: UsageTotals) -> None:
+        self._totals, self._stored = totals, None
 
     @property
     def checks_attempts(self) -> bool:
@@ -98,11 +108,17 @@ class UsageMeter:
         return self._price_cache[key]
 
     def stored(self) -> dict[str, Any]:
-        """What the invocation's record keeps: the totals, and the limits under ``"limits"``."""
-        data = self.totals.to_dict()
-        if self.limits is not None:
-            data["limits"] = self.limits.to_dict()
-        return data
+        """What the invocation's record keeps: the totals, and the limits under ``"limits"``.
+
+        Built again only after an attempt was counted: the record keeper asks
+        on every write. Treat the dict as read-only (it is handed out again).
+        """
+        if self._stored is None:
+            data = self.totals.to_dict()
+            if self.limits is not None:
+                data["limits"] = self.limits.to_dict()
+            self._stored = data
+        return self._stored
 
     @staticmethod
     def stored_limits(stored: dict[str, Any]) -> UsageLimits | None:
@@ -144,6 +160,7 @@ class UsageMeter:
             price = self.price(provider, model)
             cost = None if price is None else price.cost(usage)
             self.totals.add(usage, cost)
+            self._stored = None
         if self.spend is not None and hold is not None:
             self._background(self.spend.settle(hold, usage, cost))
         return cost
