@@ -105,35 +105,39 @@ class InMemorySessionService(BaseSessionService):
 
     async def create_invocation(self, record: InvocationRecord) -> None:
         """Store a new invocation record and set its ``revision`` to 1."""
-        self._check_record(record)
-        self._put_record(record)
+        self._put_record(self._checked_records(record), record)
 
     async def update_invocation(self, record: InvocationRecord) -> None:
         """Store ``record`` if the stored one is at ``record.revision``; bump it."""
-        self._check_record(record)
-        self._put_record(record)
+        self._put_record(self._checked_records(record), record)
 
     async def append_event_and_record(
         self, session: Session, event: Event, record: InvocationRecord
     ) -> Event:
         """``append_event`` and a write of ``record``, both or neither."""
-        self._check_record(record)
+        records = self._checked_records(record)
         stored = await self.append_event(session, event)
-        self._put_record(record)
+        self._put_record(records, record)
         return stored
 
-    def _check_record(self, record: InvocationRecord) -> None:
-        """Raise unless ``record`` may be written (new and free, or at the stored revision)."""
-        stored = self._records_of(record).get(record.id)
+    def _checked_records(self, record: InvocationRecord) -> dict[str, InvocationRecord]:
+        """The session's records, unless ``record`` may not be written.
+
+        It may when it is new and its id free, or at the stored revision.
+        """
+        records = self._records_of(record)
+        stored = records.get(record.id)
         if record.revision == 0:
             if stored is not None:
                 raise SessionError(f"invocation {record.id!r} already exists")
         elif stored is None or stored.revision != record.revision:
             raise StaleInvocationError(record.id, record.revision)
+        return records
 
-    def _put_record(self, record: InvocationRecord) -> None:
+    @staticmethod
+    def _put_record(records: dict[str, InvocationRecord], record: InvocationRecord) -> None:
         record.revision += 1
-        self._records_of(record)[record.id] = record.copy()
+        records[record.id] = record.copy()
 
     async def get_invocation(
         self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
