@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from .._aio import aclose
 from ..context import InvocationContext
 from ..events import Event
-from ..flows._span import agent_span
+from ..flows._span import AgentSpan
 from ._parallel import merge_branches
 from .base_agent import BaseAgent, Callback
 
@@ -39,7 +39,7 @@ class _WorkflowAgent(BaseAgent):
     """The span the three workflow agents run their sub-agents in."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
-        with agent_span(self.name, ctx) as ctx:
+        with AgentSpan(self.name, ctx) as ctx:
             events = self._run_sub_agents(ctx)
             try:
                 async for event in events:

@@ -35,7 +35,7 @@ from ..types import FunctionCall
 from ._call_llm import call_llm
 from ._functions import assign_call_ids, execute_function_calls, prepare_calls
 from ._response_to_event import response_to_event
-from ._span import agent_span
+from ._span import AgentSpan
 from .processors._base import RequestProcessor, ResponseProcessor
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class BaseLlmFlow:
 
     async def run_async(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """Run ``agent``'s steps until its turn is over, inside its ``invoke_agent`` span."""
-        with agent_span(agent.name, ctx) as ctx:
+        with AgentSpan(agent.name, ctx) as ctx:
             while True:
                 outcome = _StepOutcome()
                 events = self._run_step(agent, ctx, outcome)

@@ -1,37 +1,51 @@
-"""``agent_span``: one agent run inside its ``invoke_agent`` span, shared by every agent kind.
+"""``AgentSpan``: one agent run inside its ``invoke_agent`` span, shared by every agent kind.
 
 The span is the parent of the run's model and tool spans (and of its
 sub-agents' runs); an error that ends the run is recorded on it; when the
 run ends, the trace counts the run's steps onto it.
+
+A small class rather than ``contextlib.contextmanager``: every agent run
+enters one, and the generator-based form cost about 2 us more per run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from contextlib import contextmanager
+from types import TracebackType
 
 from .. import telemetry
 from ..context import InvocationContext
 
-__all__ = ["agent_span"]
+__all__ = ["AgentSpan"]
 
 
-@contextmanager
-def agent_span(agent_name: str, ctx: InvocationContext) -> Generator[InvocationContext, None, None]:
+class AgentSpan:
     """A context for ``agent_name``'s run whose spans go under its new ``invoke_agent`` span."""
-    span = telemetry.start_agent_span(
-        agent_name,
-        conversation_id=ctx.session.id,
-        invocation_id=ctx.invocation_id,
-        parent=ctx.agent_span,
-    )
-    run_ctx, first_step = ctx.with_agent_span(span), len(ctx.trace.trace.steps)
-    try:
-        yield run_ctx
-    except Exception as error:
-        telemetry.record_error(span, error)
-        raise
-    finally:
-        run_ctx.trace.end_agent_span(
-            span, agent_name, first_step, run_ctx.budget.count, run_ctx.budget.limit
+
+    __slots__ = ("_agent_name", "_first_step", "_run_ctx", "_span")
+
+    def __init__(self, agent_name: str, ctx: InvocationContext) -> None:
+        self._agent_name = agent_name
+        self._span = telemetry.start_agent_span(
+            agent_name,
+            conversation_id=ctx.session.id,
+            invocation_id=ctx.invocation_id,
+            parent=ctx.agent_span,
+        )
+        self._run_ctx = ctx.with_agent_span(self._span)
+        self._first_step = len(ctx.trace.trace.steps)
+
+    def __enter__(self) -> InvocationContext:
+        return self._run_ctx
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(error, Exception):
+            telemetry.record_error(self._span, error)
+        ctx = self._run_ctx
+        ctx.trace.end_agent_span(
+            self._span, self._agent_name, self._first_step, ctx.budget.count, ctx.budget.limit
         )
