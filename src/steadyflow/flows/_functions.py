@@ -27,7 +27,6 @@ run and the model reads a declined response.
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -38,6 +37,7 @@ from pydantic import BaseModel
 
 from .. import telemetry
 from .._confirmation import ToolConfirmation, declined_response, default_hint, request_call
+from .._json import copy_json
 from ..context import InvocationContext, ToolContext
 from ..errors import ToolResponseError
 from ..events import Event, EventActions
@@ -221,7 +221,7 @@ async def _dispatch(
     else:
         # The call stays what the model asked for (it is the stored record):
         # callbacks and the tool share one private copy they may change.
-        args = copy.deepcopy(call.args)
+        args: dict[str, Any] = copy_json(call.args)
         gated = await _gate(tool, call, args, tool_context)
         if gated is not None:
             if gated.part is not None:
