@@ -8,14 +8,11 @@ its context (budget, usage, trace carried on) and run the agent on from there.
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from ._runner_store import Started, stored_events
+from ._runner_store import Started
 from .durable import Taker, resume_point, resumed_events
-from .events import Event
 from .run_config import RunConfig
 from .usage import UsageTotals
 from .usage._meter import UsageMeter
@@ -23,10 +20,10 @@ from .usage._meter import UsageMeter
 if TYPE_CHECKING:
     from .runner import Runner
 
-__all__ = ["continued_events"]
+__all__ = ["continue_invocation"]
 
 
-def continued_events(
+async def continue_invocation(
     runner: Runner,
     user_id: str,
     session_id: str,
@@ -34,24 +31,12 @@ def continued_events(
     take: Taker,
     *,
     crashed: bool,
-) -> AsyncIterator[Event]:
-    """Take an invocation (after a crash, or an answer) and run it on from its events."""
-    return stored_events(
-        functools.partial(_continue, runner, user_id, session_id, run_config, take, crashed),
-        plugins=runner.plugins,
-        max_response_bytes=runner.max_response_bytes,
-    )
-
-
-async def _continue(
-    runner: Runner,
-    user_id: str,
-    session_id: str,
-    run_config: RunConfig | None,
-    take: Taker,
-    crashed: bool,
 ) -> Started | None:
-    """Take the invocation, rebuild its context, and start its agent where it stopped."""
+    """Take the invocation, rebuild its context, and start its agent where it stopped.
+
+    The start function of ``stored_events`` for a continuation: None when
+    ``take`` finds nothing to run now.
+    """
     session = await runner._load(user_id, session_id)  # pyright: ignore[reportPrivateUsage]
     record = await take(session)
     if record is None:

@@ -24,14 +24,14 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from ._aio import iterate_sync
 from ._confirmation import parse_answers
 from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, checked_limit
 from ._routing import agent_to_run
-from ._runner_resume import continued_events
+from ._runner_resume import continue_invocation
 from ._runner_store import Started, stored_events, with_plugins
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
@@ -190,28 +190,25 @@ class Runner:
         answers = parse_answers(message)
         if answers is not None:
             take = answers_taker(self.session_service, message, answers, self.lease_seconds)
-            return continued_events(self, user_id, session_id, run_config, take, crashed=False)
-        return self._invoke(user_id, session_id, run_config or RunConfig(), message, None)
+            return self._stored(
+                functools.partial(
+                    continue_invocation, self, user_id, session_id, run_config, take, crashed=False
+                )
+            )
+        config = run_config or RunConfig()
+        return self._stored(
+            functools.partial(self._start, user_id, session_id, config, message, None)
+        )
 
-    def _invoke(
-        self,
-        user_id: str,
-        session_id: str,
-        run_config: RunConfig,
-        message: Content | None,
-        live_request_queue: LiveRequestQueue | None,
-    ) -> AsyncIterator[Event]:
-        """One invocation: a user message (``run_async``) or a live queue (``run_live``).
+    def _stored(self, start: Callable[[], Awaitable[Started | None]]) -> AsyncIterator[Event]:
+        """The events of the invocation ``start`` starts, each stored before it is yielded.
 
-        Each complete event is stored before it is yielded; the invocation's
-        record is closed last, whatever ended it.
+        Every way in (a message, a live queue, a resume, confirmation
+        answers) goes through here; the invocation's record is closed last,
+        whatever ended it.
         """
         return stored_events(
-            functools.partial(
-                self._start, user_id, session_id, run_config, message, live_request_queue
-            ),
-            plugins=self.plugins,
-            max_response_bytes=self.max_response_bytes,
+            start, plugins=self.plugins, max_response_bytes=self.max_response_bytes
         )
 
     async def _start(
@@ -274,7 +271,10 @@ class Runner:
             StaleInvocationError: another process resumed it first.
         """
         take = claim_taker(self.session_service, invocation_id, self.lease_seconds)
-        return continued_events(self, user_id, session_id, run_config, take, crashed=True)
+        resume = functools.partial(
+            continue_invocation, self, user_id, session_id, run_config, take, crashed=True
+        )
+        return self._stored(resume)
 
     def resume(
         self,
@@ -317,7 +317,11 @@ class Runner:
     ) -> AsyncIterator[Event]:
         """Run a live (BIDI) invocation fed by ``live_request_queue``."""
         run_config = run_config or RunConfig(streaming_mode=StreamingMode.BIDI)
-        return self._invoke(user_id, session_id, run_config, None, live_request_queue)
+        return self._stored(
+            functools.partial(
+                self._start, user_id, session_id, run_config, None, live_request_queue
+            )
+        )
 
     async def close(self) -> None:
         """Close the agent tree's toolsets (MCP connections) and the session store's connections."""
