@@ -7,9 +7,9 @@ draws the plots. Every "ratio" reads "how many times better steadyflow is"
 is each side's own growth (turn at the largest size / turn at 0 events).
 
 A ``steadyflow @<sha>`` baseline side (``--baseline``) gets its own column
-after ours, never counts as a peer, and the per-call, peak-RSS and CPU-per-run
-rows add "vs baseline": ours / baseline, so ``1.12x`` is 12% more than the
-baseline and below ``1.00x`` is an improvement.
+after ours, never counts as a peer, and the per-call, peak-RSS, CPU-per-run
+and streaming rows add "vs baseline": ours / baseline, so ``1.12x`` is 12%
+more than the baseline and below ``1.00x`` is an improvement.
 """
 
 from __future__ import annotations
@@ -176,6 +176,7 @@ def _streaming_rows(summary: dict[str, Any]) -> list[Row]:
         f"{best_off[1] / ours_off:.1f}x" if best_off and ours_off else "n/a",
         "< 20 µs per chunk",
         None if ours_off is None else ours_off < 20e-6,
+        _versus_baseline(off, lambda v: v),
     )
     within = ours_on / ours_off - 1 if ours_on and ours_off else None
     row_on = Row(
@@ -185,6 +186,7 @@ def _streaming_rows(summary: dict[str, Any]) -> list[Row]:
         "n/a" if within is None else f"on/off {within:+.1%}",
         "< 20 µs; within 5% of off",
         None if within is None else bool(ours_on < 20e-6 and within <= 0.05),
+        _versus_baseline(on, lambda v: v),
     )
     return [row_off, row_on]
 

@@ -65,6 +65,10 @@ def _raw() -> dict[str, Any]:
                 BASE: [_memory(20_000.0, 0.05)],
                 "openai-agents": [_memory(60_000.0, 0.4)],
             },
+            "streaming_off": {
+                "steadyflow": [{"per_chunk_s": {"cpu": 14e-6}, "note": "n"}],
+                BASE: [{"per_chunk_s": {"cpu": 5.6e-6}, "note": "n"}],
+            },
         },
         "packages": {
             "steadyflow": {"count": 7, "names": []},
@@ -98,6 +102,12 @@ def test_memory_row_shows_ours_over_the_baselines_peak_rss():
 
 def test_wall_row_compares_cpu_per_run_with_the_baseline():
     assert _row("4. Wall time").versus_baseline == "CPU/run 0.80x"
+
+
+def test_streaming_row_compares_the_cost_per_chunk_with_the_baseline():
+    row = _row("6. Streaming: CPU per chunk, retries off")
+
+    assert (row.cells[BASE], row.versus_baseline) == ("5.6 µs", "2.50x")
 
 
 def test_a_scenario_the_baseline_cannot_run_says_so_in_its_cell():
