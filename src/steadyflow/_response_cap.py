@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .errors import ModelResponseTooLargeError
 from .events import Event
-from .types import Content
+from .types import Content, Part
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "ResponseMeter", "checked_limit", "content_size"]
 
@@ -31,12 +31,32 @@ def content_size(content: Content) -> int:
     """About how many bytes ``content`` carries (text, inline bytes, call arguments)."""
     size = 0
     for part in content.parts:
-        if part.text is not None:
-            size += len(part.text)
-        if part.inline_data is not None:
-            size += len(part.inline_data.data or b"")
-        if part.function_call is not None:
-            size += len(str(part.function_call.args))
+        size += _part_size(part)
+    return size
+
+
+def _part_size(part: Part) -> int:
+    size = 0
+    if part.text is not None:
+        size += len(part.text)
+    if part.inline_data is not None:
+        size += len(part.inline_data.data or b"")
+    if part.function_call is not None:
+        size += len(str(part.function_call.args))
+    return size
+
+
+def _response_size(content: Content) -> int | None:
+    """``content_size`` of a model response; None for tool results (not a model's answer).
+
+    One pass over the parts: the runner asks for every event, each streamed
+    chunk included.
+    """
+    size = 0
+    for part in content.parts:
+        if part.function_response is not None:
+            return None
+        size += _part_size(part)
     return size
 
 
@@ -57,9 +77,9 @@ class ResponseMeter:
     def check(self, event: Event) -> None:
         """Count ``event``; raise ``ModelResponseTooLargeError`` once a response is too big."""
         content = event.content
-        if content is None or any(p.function_response is not None for p in content.parts):
+        size = None if content is None else _response_size(content)
+        if size is None:
             return
-        size = content_size(content)
         if event.partial:
             self._streamed += size
             size = self._streamed
