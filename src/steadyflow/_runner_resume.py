@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ._runner_store import Started
-from .durable import Taker, resume_point, resumed_events
+from .durable import Taker, rest_of_invocation, resume_point
 from .run_config import RunConfig
 from .usage import UsageTotals
 from .usage._meter import UsageMeter
@@ -50,14 +50,15 @@ async def continue_invocation(
     ctx = runner._context(session, run_config, point.user_content, record.id)  # pyright: ignore[reportPrivateUsage]
     if record.trace is not None:  # paused before: one trace for the whole invocation
         ctx.trace.carry_on(record.trace, time.time())
-    # The call in flight at the crash (if one was) counts as an attempt made.
-    ctx.budget.count = record.llm_calls + (1 if crashed and point.model_next else 0)
     ctx.usage.totals = UsageTotals.from_dict(record.usage)
     keeper = runner._keeper(record, ctx)  # pyright: ignore[reportPrivateUsage]
     if crashed:
         keeper.mark_resumed()
     keeper.start_renewal()
     ctx.journal = keeper
-    agent = runner.agent.find_agent(point.agent_name or record.agent) or runner.agent
-    events = resumed_events(agent, ctx.for_agent(agent), point)
-    return Started(session, ctx, keeper, events)
+    if point.agent_name is None:  # no agent event stored yet: the record's agent starts
+        point.agent_name = record.agent
+    rest = rest_of_invocation(runner.agent, ctx, session.events, point)
+    # The call in flight at the crash (if one was) counts as an attempt made.
+    ctx.budget.count = record.llm_calls + (1 if crashed and rest.model_next else 0)
+    return Started(session, ctx, keeper, rest.events)

@@ -34,6 +34,7 @@ from .usage._meter import UsageMeter
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
+    from ._resume_plan import ResumePlan
     from ._tool_journal import ToolJournal
     from .events import Event
     from .tools.base_tool import BaseTool
@@ -142,6 +143,7 @@ class InvocationContext:
     ``toolset_tools`` holds, per agent name, the tools its toolsets gave for
     the current step (set by the tools processor, read by tool dispatch).
     ``journal`` is the durable tool journal (``steadyflow.durable``), if any.
+    ``resume`` is the plan of a turn resumed inside a workflow agent, if any.
     ``usage`` meters tokens and cost against the run's usage and spend limits.
     """
 
@@ -160,6 +162,7 @@ class InvocationContext:
     plugins: PluginManager = dataclasses.field(default_factory=PluginManager)
     toolset_tools: dict[str, dict[str, BaseTool]] = dataclasses.field(default_factory=lambda: {})
     journal: ToolJournal | None = None
+    resume: ResumePlan | None = None
     usage: UsageMeter = dataclasses.field(default_factory=UsageMeter)
 
     @property
@@ -189,6 +192,14 @@ class InvocationContext:
         """A copy for the same agent whose model and tool spans go under ``span``."""
         clone = self._copy()
         clone.agent_span = span
+        return clone
+
+    def without_resume(self) -> InvocationContext:
+        """A copy whose agents run afresh (a loop's rounds after the resumed one)."""
+        if self.resume is None:
+            return self
+        clone = self._copy()
+        clone.resume = None
         return clone
 
     def _copy(self) -> InvocationContext:

@@ -12,7 +12,7 @@ all the same.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from .._aio import aclose
@@ -37,10 +37,11 @@ class _Finished:
     error: Exception | None = None
 
 
-async def _drive(
-    agent: AgentNode, ctx: InvocationContext, out: asyncio.Queue[_Produced | _Finished]
-) -> None:
-    events = agent.run_async(ctx)
+Run = Callable[[AgentNode, InvocationContext], AsyncIterator[Event]]
+"""How a branch's agent is run (``workflow._enter``: afresh, or what a resume left)."""
+
+
+async def _drive(events: AsyncIterator[Event], out: asyncio.Queue[_Produced | _Finished]) -> None:
     try:
         async for event in events:
             produced = _Produced(event)
@@ -58,11 +59,11 @@ async def _drive(
 
 
 async def merge_branches(
-    branches: Sequence[tuple[AgentNode, InvocationContext]],
+    branches: Sequence[tuple[AgentNode, InvocationContext]], run: Run
 ) -> AsyncIterator[Event]:
-    """The events of every ``(agent, context)`` branch, in the order they come."""
+    """The events of every ``(agent, context)`` branch run by ``run``, in the order they come."""
     queue: asyncio.Queue[_Produced | _Finished] = asyncio.Queue()
-    tasks = [asyncio.create_task(_drive(agent, ctx, queue)) for agent, ctx in branches]
+    tasks = [asyncio.create_task(_drive(run(agent, ctx), queue)) for agent, ctx in branches]
     running = len(tasks)
     try:
         while running:

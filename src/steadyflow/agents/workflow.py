@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from .._aio import aclose
-from ..context import InvocationContext
+from ..context import AgentNode, InvocationContext
 from ..events import Event
 from ..flows._span import AgentSpan
 from ._parallel import merge_branches
@@ -58,6 +58,27 @@ class _Round:
     escalated: bool = False
 
 
+async def _nothing() -> AsyncIterator[Event]:
+    return
+    yield  # an async generator with no events
+
+
+def _enter(agent: AgentNode, ctx: InvocationContext) -> AsyncIterator[Event]:
+    """``agent``'s run; in a resumed turn, only what it had not done yet.
+
+    A sub-agent that had finished yields nothing, the one that was cut short
+    continues from its stored events (see ``ResumePlan``), any other runs.
+    """
+    plan = ctx.resume
+    if plan is not None:
+        if plan.finished(agent):
+            return _nothing()
+        rest = plan.rest_of(agent, ctx)
+        if rest is not None:
+            return rest
+    return agent.run_async(ctx)
+
+
 async def _run_in_turn(
     agents: Sequence[BaseAgent], ctx: InvocationContext, loop_round: _Round | None = None
 ) -> AsyncIterator[Event]:
@@ -67,7 +88,7 @@ async def _run_in_turn(
     one of whose events escalated, and records that in ``loop_round``.
     """
     for agent in agents:
-        events = agent.run_async(ctx)
+        events = _enter(agent, ctx)
         try:
             async for event in events:
                 yield event
@@ -106,7 +127,8 @@ class ParallelAgent(_WorkflowAgent):
     def _run_sub_agents(self, ctx: InvocationContext) -> AsyncIterator[Event]:
         prefix = ctx.branch or self.name
         return merge_branches(
-            [(sub, ctx.for_agent(sub, f"{prefix}.{sub.name}")) for sub in self.sub_agents]
+            [(sub, ctx.for_agent(sub, f"{prefix}.{sub.name}")) for sub in self.sub_agents],
+            _enter,
         )
 
 
@@ -153,6 +175,10 @@ class LoopAgent(_WorkflowAgent):
 
     async def _run_sub_agents(self, ctx: InvocationContext) -> AsyncIterator[Event]:
         rounds = 0
+        if ctx.resume is not None:  # the round that was cut short goes on, and counts
+            if ctx.resume.finished(self):
+                return
+            rounds = max(ctx.resume.rounds_started(self) - 1, 0)
         while self.sub_agents and (self.max_iterations is None or rounds < self.max_iterations):
             rounds += 1
             loop_round = _Round()
@@ -164,3 +190,4 @@ class LoopAgent(_WorkflowAgent):
                 await aclose(events)
             if loop_round.escalated or ctx.end_invocation:
                 return
+            ctx = ctx.without_resume()  # the next rounds start afresh

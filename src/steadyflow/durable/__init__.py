@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._confirm import Taker, answers_taker, check_answers, take_answers
 from ._keeper import INTERRUPTED_RESPONSE, RecordKeeper
+from ._plan import rest_of_invocation
 from ._records import SHUTTING_DOWN, current_owner, ended_status, finish_record, start_record
 from ._renewer import LeaseRenewer, Renewable
 from ._resume import (
@@ -49,6 +50,7 @@ __all__ = [
     "resume_expired_logged",
     "resume_point",
     "resumed_events",
+    "rest_of_invocation",
     "start_record",
     "take_answers",
 ]
