@@ -247,3 +247,18 @@ async def test_thinking_streams_as_partial_thoughts_only_when_asked(
     assert complete_thought.thought and complete_thought.thought_signature
     assert thoughts == (complete_thought.text if include else "")
     assert "".join(r.text for r in partials) == "It shipped."
+
+
+@MODES
+async def test_a_new_claude_thinks_adaptively_and_gets_its_blocks_back(
+    mode: StreamingMode, emulate: Emulate
+) -> None:
+    emu = await emulate()
+    llm = Anthropic("claude-opus-4-7", api_key=SECRET, base_url=emu.base_url)
+    result = await thinking_turn(llm, "Where is order 812?", mode)
+    assert result.error is None
+    first, second = (emu.requests[n].body for n in range(2))
+    assert first["thinking"] == second["thinking"] == {"type": "adaptive"}
+    assert first["output_config"] == {"effort": "low"}  # from budget_tokens=2048
+    assert blocks_of(emu, 1, 1)[0]["type"] == "thinking"
+    assert "812" in result.events[-1].text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import Any
 
 from ..errors import ConfigurationError
@@ -25,6 +26,7 @@ __all__ = [
     "MIN_THINKING_BUDGET",
     "PROVIDER",
     "build_params",
+    "takes_adaptive_thinking",
 ]
 
 PROVIDER = "anthropic"
@@ -41,6 +43,32 @@ MIN_THINKING_BUDGET = 1024
 
 EFFORT_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 8192, "high": 16384}
 """``budget_tokens`` sent for a ``ThinkingConfig`` that gives only an effort."""
+
+_ADAPTIVE = re.compile(
+    r"claude-(opus|sonnet)-4-([6-9]|[1-9]\d)(?!\d)"  # 4.6 on (not a date: claude-opus-4-2025...)
+    r"|claude-(opus|sonnet|haiku)-([5-9]|[1-9]\d)(?!\d)|claude-(mythos|fable)"
+)
+_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+
+
+def takes_adaptive_thinking(model: str) -> bool:
+    """Whether ``model`` thinks with ``{"type": "adaptive"}`` (Claude 4.6 and later).
+
+    Anthropic deprecated ``{"type": "enabled", "budget_tokens"}`` on Claude
+    Opus and Sonnet 4.6, and the later models (Opus 4.7, Mythos, the
+    5 generation) answer it with a 400; older models take only that form.
+    Names with a date or a cloud prefix match too.
+    """
+    return _ADAPTIVE.search(model) is not None
+
+
+def _effort(thinking: ThinkingConfig, budget: int) -> str:
+    """``output_config.effort`` for adaptive thinking: the effort given, else from the budget."""
+    if thinking.effort is not None:
+        return _EFFORTS[thinking.effort]
+    if budget <= EFFORT_BUDGETS["low"]:
+        return "low"
+    return "medium" if budget <= EFFORT_BUDGETS["medium"] else "high"
 
 
 def _block(part: Part) -> dict[str, Any] | None:
@@ -209,8 +237,10 @@ def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
     ``temperature``, ``top_p`` and ``top_k`` go in the body (``extra_body``:
     the SDK has no arguments for them, the API takes them); there is no
     ``seed``. ``thinking`` becomes ``{"type": "enabled", "budget_tokens"}``
-    (see ``thinking_budget``), except inside a tool loop another model opened
-    (see ``_loop_opens_with_thinking``). ``response_schema`` becomes
+    (see ``thinking_budget``), or for Claude 4.6 and later ``{"type":
+    "adaptive"}`` with ``output_config.effort`` (see
+    ``takes_adaptive_thinking``), except inside a tool loop another model
+    opened (see ``_loop_opens_with_thinking``). ``response_schema`` becomes
     ``output_config.format`` (structured output).
 
     Raises:
@@ -223,15 +253,22 @@ def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
         "max_tokens": _max_tokens(config, budget),
         "messages": messages_from(request.contents, model),
     }
+    output: dict[str, Any] = {}
     if budget is not None and _loop_opens_with_thinking(params["messages"]):
-        params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        assert config.thinking is not None  # a budget comes from a thinking config
+        if takes_adaptive_thinking(model):
+            params["thinking"] = {"type": "adaptive"}
+            output["effort"] = _effort(config.thinking, budget)
+        else:
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget}
     if sampling := _sampling(config, thinking=budget is not None):
         params["extra_body"] = sampling
     if config.system_instruction:
         params["system"] = config.system_instruction
     if config.response_schema is not None:
-        schema = {"type": "json_schema", "schema": config.response_schema}
-        params["output_config"] = {"format": schema}
+        output["format"] = {"type": "json_schema", "schema": config.response_schema}
+    if output:
+        params["output_config"] = output
     if config.tools:
         params["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
