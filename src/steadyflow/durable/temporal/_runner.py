@@ -49,6 +49,7 @@ from .._confirm import check_answers
 from ._payloads import AnswerSignal, InvocationInput, InvocationResult, Settled
 from ._retry_wire import retry_to_wire
 from ._settings import TemporalSettings
+from ._tree import check_tree
 from ._workflow import WORKFLOW_NAME, details_of
 
 __all__ = ["TemporalFleet", "TemporalRunner"]
@@ -72,6 +73,10 @@ class TemporalRunner(Runner):
         plugins: as ``Runner``.
         client: a Temporal client from ``steadyflow.durable.temporal.connect``.
         settings: task queue, namespace and the activities' timeouts.
+
+    Raises:
+        ConfigurationError: an agent of the tree is not an ``LlmAgent``
+            (workflow and custom agents run in-process, with ``Runner``).
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class TemporalRunner(Runner):
         settings: TemporalSettings | None = None,
         plugins: Sequence[BasePlugin] = (),
     ) -> None:
+        check_tree(agent)
         super().__init__(
             app_name=app_name, agent=agent, session_service=session_service, plugins=plugins
         )

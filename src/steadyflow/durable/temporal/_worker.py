@@ -22,6 +22,7 @@ from ...run_config import RunConfig
 from ...sessions.base import BaseSessionService
 from ._activities import SteadyflowActivities
 from ._settings import TemporalSettings
+from ._tree import check_tree
 from ._workflow import InvocationWorkflow
 
 __all__ = ["connect", "create_worker", "workflow_runner"]
@@ -74,7 +75,11 @@ def create_worker(
             (``max_concurrent_activities``, ...).
 
     Run it with ``await worker.run()`` (or ``async with worker:``).
+
+    Raises:
+        ConfigurationError: an agent of the tree is not an ``LlmAgent``.
     """
+    check_tree(agent)
     settings = settings or TemporalSettings()
     activities = SteadyflowActivities(
         app_name=app_name,
