@@ -10,8 +10,9 @@ conversation ends as an uninterrupted run's would.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
-from steadyflow import LlmAgent, LoopAgent, ParallelAgent, Runner, SequentialAgent
+from steadyflow import Event, LlmAgent, LoopAgent, ParallelAgent, Runner, SequentialAgent
 from steadyflow.durable import INTERRUPTED_RESPONSE
 from steadyflow.sessions import InvocationStatus
 from steadyflow.testing import ScriptedLlm, call
@@ -20,8 +21,19 @@ from steadyflow.tools import exit_loop
 from .test_resume import Crash, Tools, as_if_killed, crash_then, responses_seen, resumed, stored
 
 
-def runner_for(agent, service) -> Runner:
-    return Runner(app_name="app", agent=agent, session_service=service)
+@dataclass
+class Resumed:
+    runner: Runner
+    session_id: str
+    events: list[Event]
+
+
+async def crash_and_resume(agent, service, crash=None, **crash_options) -> Resumed:
+    """Run a turn of ``agent`` that crashes, then resume it."""
+    runner = Runner(app_name="app", agent=agent, session_service=service)
+    session = await runner.create_session(user_id="u")
+    await (crash or crash_then)(runner, session.id, **crash_options)
+    return Resumed(runner, session.id, await resumed(runner, session.id))
 
 
 async def test_a_sequence_cut_short_in_its_second_stage_runs_that_stage_only(service):
@@ -31,16 +43,12 @@ async def test_a_sequence_cut_short_in_its_second_stage_runs_that_stage_only(ser
         name="pipeline",
         sub_agents=[LlmAgent(name="find", model=first), LlmAgent(name="sum", model=second)],
     )
-    runner = runner_for(pipeline, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then(runner, session.id, llm_calls=1)  # committed with the first stage's answer
+    turn = await crash_and_resume(pipeline, service, llm_calls=1)
 
-    events = await resumed(runner, session.id)
-
-    assert [e.text for e in events] == ["summed up"]
+    assert [e.text for e in turn.events] == ["summed up"]
     assert len(first.requests) == 1  # the finished stage is not asked again
     assert len(second.requests) == 2  # the call in flight at the crash, made again
-    stored_session, (record,) = await stored(runner, session.id)
+    stored_session, (record,) = await stored(turn.runner, turn.session_id)
     assert [e.author for e in stored_session.events] == ["user", "find", "sum"]
     assert record.status is InvocationStatus.COMPLETED
     assert record.llm_calls == 3  # the call in flight at the crash counts, then its retry
@@ -57,16 +65,12 @@ async def test_a_stage_cut_short_in_a_tool_goes_on_and_the_stages_after_it_run(s
             LlmAgent(name="notify", model=second),
         ],
     )
-    runner = runner_for(pipeline, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then(runner, session.id)
-
-    events = await resumed(runner, session.id)
+    turn = await crash_and_resume(pipeline, service)
 
     assert [name for name, _ in tools.runs] == ["charge"]  # not run again
     assert responses_seen(first, 1) == [INTERRUPTED_RESPONSE]
-    assert [e.text for e in events if e.text] == ["charge unknown", "told the customer"]
-    stored_session, _ = await stored(runner, session.id)
+    assert [e.text for e in turn.events if e.text] == ["charge unknown", "told the customer"]
+    stored_session, _ = await stored(turn.runner, turn.session_id)
     authors = [e.author for e in stored_session.events]
     assert authors == ["user", "pay", "pay", "pay", "notify"]
 
@@ -79,13 +83,9 @@ async def test_a_nested_sequence_resumes_where_the_inner_one_stood(service):
         sub_agents=[LlmAgent(name=n, model=models[n]) for n in ("b", "c")],
     )
     outer = SequentialAgent(name="outer", sub_agents=[LlmAgent(name="a", model=models["a"]), inner])
-    runner = runner_for(outer, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then(runner, session.id)
+    turn = await crash_and_resume(outer, service)
 
-    events = await resumed(runner, session.id)
-
-    assert [e.text for e in events] == ["c done"]
+    assert [e.text for e in turn.events] == ["c done"]
     assert [len(models[n].requests) for n in ("a", "b", "c")] == [1, 1, 2]
 
 
@@ -100,17 +100,13 @@ async def test_a_parallel_branch_cut_short_goes_on_and_the_finished_one_is_left(
             LlmAgent(name="shipper", model=slow, tools=[tools.make("ship")]),
         ],
     )
-    runner = runner_for(fan_out, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then_or_stop(runner, session.id)
-
-    events = await resumed(runner, session.id)
+    turn = await crash_and_resume(fan_out, service, crash_then_or_stop)
 
     assert len(fast.requests) == 1  # the branch that had answered is not run again
     assert [name for name, _ in tools.runs] == ["ship"]
     assert responses_seen(slow, 1) == [INTERRUPTED_RESPONSE]
-    assert [e.text for e in events if e.text] == ["shipping unknown"]
-    assert {e.branch for e in events} == {"fan.shipper"}
+    assert [e.text for e in turn.events if e.text] == ["shipping unknown"]
+    assert {e.branch for e in turn.events} == {"fan.shipper"}
 
 
 async def crash_then_or_stop(runner: Runner, session_id: str) -> None:
@@ -132,15 +128,11 @@ async def test_a_loop_cut_short_finishes_its_round_and_runs_only_the_rounds_left
             LlmAgent(name="critic", model=critic),
         ],
     )
-    runner = runner_for(loop, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then(runner, session.id)  # in round 2, after its draft
+    turn = await crash_and_resume(loop, service)  # in round 2, after its draft
 
-    events = await resumed(runner, session.id)
-
-    assert [e.text for e in events] == ["note 2", "draft 3", "note 3"]
+    assert [e.text for e in turn.events] == ["note 2", "draft 3", "note 3"]
     assert (len(drafter.requests), len(critic.requests)) == (3, 4)
-    stored_session, _ = await stored(runner, session.id)
+    stored_session, _ = await stored(turn.runner, turn.session_id)
     texts = [e.text for e in stored_session.events if e.author != "user"]
     assert texts == ["draft 1", "note 1", "draft 2", "note 2", "draft 3", "note 3"]
 
@@ -150,13 +142,9 @@ async def test_a_one_stage_loop_counts_the_rounds_it_had_run(service):
     loop = LoopAgent(
         name="again", max_iterations=3, sub_agents=[LlmAgent(name="writer", model=model)]
     )
-    runner = runner_for(loop, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then(runner, session.id)
+    turn = await crash_and_resume(loop, service)
 
-    events = await resumed(runner, session.id)
-
-    assert [e.text for e in events] == ["round 3"]
+    assert [e.text for e in turn.events] == ["round 3"]
     assert len(model.requests) == 4
 
 
@@ -169,11 +157,7 @@ async def test_a_loop_that_had_escalated_is_not_run_again(service):
     pipeline = SequentialAgent(
         name="pipeline", sub_agents=[loop, LlmAgent(name="after", model=after)]
     )
-    runner = runner_for(pipeline, service)
-    session = await runner.create_session(user_id="u")
-    await crash_then(runner, session.id)
+    turn = await crash_and_resume(pipeline, service)
 
-    events = await resumed(runner, session.id)
-
-    assert [e.text for e in events] == ["after the loop"]
+    assert [e.text for e in turn.events] == ["after the loop"]
     assert len(writer.requests) == 1
