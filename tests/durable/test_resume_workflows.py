@@ -12,11 +12,19 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from steadyflow import Event, LlmAgent, LoopAgent, ParallelAgent, Runner, SequentialAgent
+from steadyflow import (
+    Event,
+    FunctionTool,
+    LlmAgent,
+    LoopAgent,
+    ParallelAgent,
+    Runner,
+    SequentialAgent,
+)
 from steadyflow.durable import INTERRUPTED_RESPONSE
 from steadyflow.sessions import InvocationStatus
 from steadyflow.testing import ScriptedLlm, call
-from steadyflow.tools import exit_loop
+from steadyflow.tools import confirmation_answer, confirmation_requests, exit_loop
 
 from .test_resume import Crash, Tools, as_if_killed, crash_then, responses_seen, resumed, stored
 
@@ -161,3 +169,52 @@ async def test_a_loop_that_had_escalated_is_not_run_again(service):
 
     assert [e.text for e in turn.events] == ["after the loop"]
     assert len(writer.requests) == 1
+
+
+async def turn_of(runner: Runner, session_id: str, message) -> list[Event]:
+    events = runner.run_async(user_id="u", session_id=session_id, new_message=message)
+    return [e async for e in events]
+
+
+async def test_a_confirmed_call_in_a_first_stage_runs_and_the_next_stage_follows(service):
+    runs: list[int] = []
+
+    def transfer(amount: int) -> dict:
+        """Move money.
+
+        Args:
+            amount: how much.
+        """
+        runs.append(amount)
+        return {"moved": amount}
+
+    payer = ScriptedLlm([call("transfer", {"amount": 5}), "moved 5"])
+    notifier = ScriptedLlm(["customer told"])
+    pipeline = SequentialAgent(
+        name="pipeline",
+        sub_agents=[
+            LlmAgent(
+                name="pay",
+                model=payer,
+                tools=[FunctionTool(transfer, require_confirmation=True)],
+            ),
+            LlmAgent(name="notify", model=notifier),
+        ],
+    )
+    runner = Runner(app_name="app", agent=pipeline, session_service=service)
+    session = await runner.create_session(user_id="u")
+    paused = [
+        e async for e in runner.run_async(user_id="u", session_id=session.id, new_message="pay")
+    ]
+    (request,) = [r for e in paused for r in confirmation_requests(e)]
+    assert (runs, len(notifier.requests)) == ([], 0)  # the pipeline waits at its first stage
+
+    answer = confirmation_answer(request.id, confirmed=True)
+    events = [
+        e async for e in runner.run_async(user_id="u", session_id=session.id, new_message=answer)
+    ]
+
+    assert runs == [5]
+    assert [e.text for e in events if e.text] == ["moved 5", "customer told"]
+    _, (record,) = await stored(runner, session.id)
+    assert record.status is InvocationStatus.COMPLETED
