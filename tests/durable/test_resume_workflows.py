@@ -171,11 +171,6 @@ async def test_a_loop_that_had_escalated_is_not_run_again(service):
     assert len(writer.requests) == 1
 
 
-async def turn_of(runner: Runner, session_id: str, message) -> list[Event]:
-    events = runner.run_async(user_id="u", session_id=session_id, new_message=message)
-    return [e async for e in events]
-
-
 async def test_a_confirmed_call_in_a_first_stage_runs_and_the_next_stage_follows(service):
     runs: list[int] = []
 
