@@ -9,7 +9,12 @@ from __future__ import annotations
 import pytest
 
 from steadyflow.models import LlmRequest
-from steadyflow.models._anthropic_wire import build_params, takes_adaptive_thinking
+from steadyflow.models._anthropic_wire import (
+    DEFAULT_MAX_TOKENS,
+    EFFORT_BUDGETS,
+    build_params,
+    takes_adaptive_thinking,
+)
 from steadyflow.types import GenerateContentConfig, ThinkingConfig
 
 
@@ -77,3 +82,17 @@ def test_an_older_model_keeps_the_budget_form() -> None:
 def test_thinking_off_sends_neither_form() -> None:
     params = params_for("claude-opus-4-7", thinking=ThinkingConfig(budget_tokens=0))
     assert "thinking" not in params and "output_config" not in params
+
+
+def test_the_budget_forms_limits_do_not_apply_when_no_budget_is_sent() -> None:
+    high = params_for(
+        "claude-opus-4-7", thinking=ThinkingConfig(effort="high"), max_output_tokens=8000
+    )
+    assert (high["max_tokens"], high["output_config"]) == (8000, {"effort": "high"})
+    small = params_for("claude-opus-4-7", thinking=ThinkingConfig(budget_tokens=500))
+    assert small["output_config"] == {"effort": "low"}
+
+
+def test_without_max_output_tokens_the_answer_keeps_room_after_the_effort() -> None:
+    params = params_for("claude-opus-4-7", thinking=ThinkingConfig(effort="medium"))
+    assert params["max_tokens"] == DEFAULT_MAX_TOKENS + EFFORT_BUDGETS["medium"]

@@ -25,6 +25,7 @@ __all__ = [
     "EFFORT_BUDGETS",
     "MIN_THINKING_BUDGET",
     "PROVIDER",
+    "adaptive_effort",
     "build_params",
     "takes_adaptive_thinking",
 ]
@@ -62,10 +63,21 @@ def takes_adaptive_thinking(model: str) -> bool:
     return _ADAPTIVE.search(model) is not None
 
 
-def _effort(thinking: ThinkingConfig, budget: int) -> str:
-    """``output_config.effort`` for adaptive thinking: the effort given, else from the budget."""
+def adaptive_effort(thinking: ThinkingConfig | None) -> str | None:
+    """``output_config.effort`` for adaptive thinking; None for thinking off.
+
+    The effort given (minimal becomes low), else one from ``budget_tokens``
+    (up to 4096 low, up to 8192 medium, above high); ``budget_tokens=0`` or
+    neither set is off. No budget is sent, so none of the budget form's
+    limits (its minimum of 1024, below ``max_tokens``) applies.
+    """
+    if thinking is None or thinking.budget_tokens == 0:
+        return None
     if thinking.effort is not None:
         return _EFFORTS[thinking.effort]
+    budget = thinking.budget_tokens
+    if budget is None:
+        return None
     if budget <= EFFORT_BUDGETS["low"]:
         return "low"
     return "medium" if budget <= EFFORT_BUDGETS["medium"] else "high"
@@ -170,9 +182,15 @@ def thinking_budget(thinking: ThinkingConfig | None) -> int | None:
     return budget
 
 
-def _max_tokens(config: GenerateContentConfig, budget: int | None) -> int:
+def _max_tokens(config: GenerateContentConfig, budget: int | None, effort: str | None) -> int:
+    """``max_tokens``: the one set, else room for the answer after the thinking.
+
+    ``budget`` is the budget form's (checked against the one set); with
+    adaptive thinking the room left is the ``effort``'s budget.
+    """
     if config.max_output_tokens is None:
-        return DEFAULT_MAX_TOKENS + (budget or 0)
+        room = budget if effort is None else EFFORT_BUDGETS[effort]
+        return DEFAULT_MAX_TOKENS + (room or 0)
     if budget is not None and budget >= config.max_output_tokens:
         raise ConfigurationError(
             f"thinking budget {budget} must be below max_output_tokens="
@@ -247,21 +265,23 @@ def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
         ConfigurationError: thinking settings the API would refuse.
     """
     config = request.config
-    budget = thinking_budget(config.thinking)
+    adaptive = takes_adaptive_thinking(model)
+    effort = adaptive_effort(config.thinking) if adaptive else None
+    budget = None if adaptive else thinking_budget(config.thinking)
+    thinking = budget is not None or effort is not None
     params: dict[str, Any] = {
         "model": model,
-        "max_tokens": _max_tokens(config, budget),
+        "max_tokens": _max_tokens(config, budget, effort),
         "messages": messages_from(request.contents, model),
     }
     output: dict[str, Any] = {}
-    if budget is not None and _loop_opens_with_thinking(params["messages"]):
-        assert config.thinking is not None  # a budget comes from a thinking config
-        if takes_adaptive_thinking(model):
+    if thinking and _loop_opens_with_thinking(params["messages"]):
+        if effort is not None:
             params["thinking"] = {"type": "adaptive"}
-            output["effort"] = _effort(config.thinking, budget)
+            output["effort"] = effort
         else:
             params["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    if sampling := _sampling(config, thinking=budget is not None):
+    if sampling := _sampling(config, thinking=thinking):
         params["extra_body"] = sampling
     if config.system_instruction:
         params["system"] = config.system_instruction
