@@ -189,12 +189,7 @@ class _RetryLoop:
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
         outcome: Exception | None = None
         try:
-            if guards is None and paced is None:  # the common case: only the budget to charge
-                pending = self.before_attempt()
-                if pending is not None:
-                    await pending
-            else:
-                delay = await self._admit_first(guards, paced, start)
+            delay = await self._admit_first(guards, paced, start)
             while True:
                 attempt += 1
                 failure: Exception | None = None
