@@ -21,18 +21,10 @@ from .errors import ModelResponseTooLargeError
 from .events import Event
 from .types import Content, Part
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "ResponseMeter", "checked_limit", "content_size"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "ResponseMeter", "checked_limit"]
 
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 """The runner's default bound on one model response: 8 MiB."""
-
-
-def content_size(content: Content) -> int:
-    """About how many bytes ``content`` carries (text, inline bytes, call arguments)."""
-    size = 0
-    for part in content.parts:
-        size += _part_size(part)
-    return size
 
 
 def _part_size(part: Part) -> int:
@@ -47,7 +39,9 @@ def _part_size(part: Part) -> int:
 
 
 def _response_size(content: Content) -> int | None:
-    """``content_size`` of a model response; None for tool results (not a model's answer).
+    """About how many bytes a model response carries (text, inline bytes, call arguments).
+
+    None for tool results (not a model's answer).
 
     One pass over the parts: the runner asks for every event, each streamed
     chunk included.
