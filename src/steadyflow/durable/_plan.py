@@ -54,12 +54,9 @@ def _names(agent: AgentNode) -> set[str]:
     return names
 
 
-def _stage_of(loop: BaseAgent, author: str) -> int | None:
-    """The index of ``loop``'s sub-agent whose subtree ``author`` is in."""
-    for index, stage in enumerate(loop.sub_agents):
-        if author in _names(stage):
-            return index
-    return None
+def _stages(loop: BaseAgent) -> dict[str, int]:
+    """Each agent name under ``loop``: the index of the sub-agent whose subtree holds it."""
+    return {name: index for index, stage in enumerate(loop.sub_agents) for name in _names(stage)}
 
 
 class WorkflowResume:
@@ -94,9 +91,10 @@ class WorkflowResume:
         """(index of the first event of ``loop``'s current round, rounds started)."""
         start = round_start = self._window_start(loop)
         rounds, previous, answered = 0, None, False
+        stages = _stages(loop)
         for index in range(start, len(self._events)):
             event = self._events[index]
-            stage = _stage_of(loop, event.author)
+            stage = stages.get(event.author)
             if stage is None:
                 continue
             if previous is None or stage < previous or (stage == previous and answered):
