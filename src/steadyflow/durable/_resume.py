@@ -226,7 +226,7 @@ async def resumed_events(
         # pyright does not match LlmAgent's cached_property to FlowAgent's property.
         tools = agent.flow.tools_for(agent)  # pyright: ignore[reportArgumentType]
         if agent.toolsets:  # no model step ran yet: ask the toolsets for their tools
-            await ask_toolsets(agent, ctx)  # pyright: ignore[reportArgumentType]
+            await ask_toolsets(agent, ctx, tools)  # pyright: ignore[reportArgumentType]
         event = await execute_function_calls(agent, ctx, point.pending_calls, tools)  # pyright: ignore[reportArgumentType]
         if event is None:
             return

@@ -10,6 +10,7 @@ change under us, and one clash should not end the turn.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ...context import InvocationContext, ReadonlyContext
@@ -45,13 +46,17 @@ async def _toolset_tools(
     return found
 
 
-async def ask_toolsets(agent: FlowAgent, ctx: InvocationContext) -> dict[str, BaseTool]:
+async def ask_toolsets(
+    agent: FlowAgent, ctx: InvocationContext, own: Mapping[str, BaseTool]
+) -> dict[str, BaseTool]:
     """Ask ``agent``'s toolsets for this step's tools and keep them for tool dispatch.
 
+    ``own`` is the flow's tools for the agent (``tools_for``), which the
+    caller has at hand; a toolset's tool may not take one of their names.
     Also used when an invocation continues with tool calls before any model
     step (a resume, a confirmation answer): their tools must be known then.
     """
-    from_toolsets = await _toolset_tools(agent, ctx, set(agent.flow.tools_for(agent)))
+    from_toolsets = await _toolset_tools(agent, ctx, set(own))
     ctx.toolset_tools[agent.name] = from_toolsets
     return from_toolsets
 
@@ -65,7 +70,7 @@ class ToolsProcessor(RequestProcessor):
         """Append one function declaration per tool."""
         tools = dict(agent.flow.tools_for(agent))
         if agent.toolsets:
-            tools.update(await ask_toolsets(agent, ctx))
+            tools.update(await ask_toolsets(agent, ctx, tools))
         if tools:
             request.append_tools([tool.declaration() for tool in tools.values()])
         return request
