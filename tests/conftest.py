@@ -8,6 +8,7 @@ needs one of them is ``slow`` too (``make test-fast`` skips it).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,6 +16,9 @@ from tests.support.postgres import PostgresServer, start_postgres
 from tests.support.redis import RedisServer, start_redis
 from tests.support.servers import ServerUnavailableError, server_unavailable
 from tests.support.temporal import TemporalServer, start_temporal
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 SERVER_MARKERS = ("postgres", "redis", "temporal")
 SERVER_FIXTURES = ("postgres_server", "redis_server", "temporal_server")
@@ -67,3 +71,18 @@ def temporal_server() -> Iterator[TemporalServer]:
         server_unavailable(f"Temporal: {exc}")
     yield server
     server.stop()
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    """Every span the test ends, in memory (the process's exporter, emptied around the test).
+
+    The SDK is imported here, not at the top: a run whose tests capture no
+    spans keeps OpenTelemetry unloaded, as a user without it has it.
+    """
+    from tests.support.otel import span_exporter
+
+    exporter = span_exporter()
+    exporter.clear()
+    yield exporter
+    exporter.clear()

@@ -8,7 +8,6 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
-from tests.support.otel import span_exporter
 
 from steadyflow import Content, FunctionCall, LlmAgent, Part, RetryConfig, RunConfig
 from steadyflow.models import LlmResponse
@@ -35,14 +34,6 @@ def answer(input_tokens: int, output_tokens: int, call: bool = False) -> LlmResp
 def lookup_order(order_id: str) -> dict:
     """Look up an order."""
     return {"order_id": order_id, "status": "shipped"}
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = span_exporter()
-    exporter.clear()
-    yield exporter
-    exporter.clear()
 
 
 @pytest.fixture

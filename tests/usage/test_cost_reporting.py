@@ -6,14 +6,13 @@ from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from steadyflow import LlmAgent, RetryConfig, RunConfig
 from steadyflow.cli._timeline import summary_line
 from steadyflow.errors import ModelConnectionError, UsageLimitExceededError
 from steadyflow.testing import FakeClock, ScriptedLlm, fake_clock, run_turn
 from steadyflow.usage import ModelPrice, UsageLimits
-from tests.support.otel import metric_points, metric_reader, span_exporter
+from tests.support.otel import metric_points, metric_reader
 
 from .helpers import answer, noop, records, start, tool_call, turn, usage
 
@@ -24,14 +23,6 @@ PRICES = {"scripted-model": ModelPrice(input=Decimal("1"), output=Decimal("4"))}
 def clock() -> Iterator[FakeClock]:
     with fake_clock() as testing_clock:
         yield testing_clock
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = span_exporter()
-    exporter.clear()
-    yield exporter
-    exporter.clear()
 
 
 async def test_each_attempt_step_and_the_invocation_carry_their_tokens_and_cost(clock) -> None:
