@@ -140,7 +140,8 @@ class CallbackContext(ReadonlyContext):
         *,
         step: int | None = None,
     ) -> None:
-        super().__init__(invocation_context)
+        # ReadonlyContext's one attribute, set here: one call less per model call.
+        self.invocation_context = invocation_context
         self.step = step
         self._actions = actions
         self._state: State | None = None

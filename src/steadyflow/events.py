@@ -114,7 +114,7 @@ class Event(BaseModel):
             return False
         if self.content is None:
             return True
-        return not any(
-            p.function_call is not None or p.function_response is not None
-            for p in self.content.parts
-        )
+        for part in self.content.parts:  # a loop, not any(genexpr): asked after every step
+            if part.function_call is not None or part.function_response is not None:
+                return False
+        return True

@@ -120,8 +120,12 @@ class Part(_Data):
 
     def has_payload(self) -> bool:
         """Whether the part carries text, a call, a response or bytes (not just opaque data)."""
-        payload = (self.function_call, self.function_response, self.inline_data)
-        return bool(self.text) or any(value is not None for value in payload)
+        return (
+            bool(self.text)
+            or self.function_call is not None
+            or self.function_response is not None
+            or self.inline_data is not None
+        )
 
     def issued_by(self, provider: str, model: str) -> bool:
         """Whether this part's opaque data (if any) came from ``provider``/``model``."""

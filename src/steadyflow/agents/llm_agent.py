@@ -202,6 +202,8 @@ class LlmAgent(BaseAgent):
 
     def global_instruction_of_tree(self) -> str | InstructionProvider:
         """The root agent's ``global_instruction`` ("" when the root has none)."""
+        if self.parent_agent is None:  # the root itself (most agents): no tree walk
+            return self.global_instruction
         root = self.root_agent
         return root.global_instruction if isinstance(root, LlmAgent) else ""
 
@@ -233,7 +235,7 @@ class LlmAgent(BaseAgent):
         """
         targets: list[BaseAgent] = list(self.sub_agents)
         parent = self.parent_agent
-        if not isinstance(parent, LlmAgent):
+        if parent is None or not isinstance(parent, LlmAgent):
             return targets
         if not self.disallow_transfer_to_parent:
             targets.append(parent)

@@ -34,7 +34,7 @@ class AutoFlow(BaseLlmFlow):
 
     def tools_for(self, agent: FlowAgent) -> Mapping[str, BaseTool]:
         """The agent's tools, plus ``transfer_to_agent`` when anyone is reachable."""
-        tools = super().tools_for(agent)
+        tools = agent.tools_by_name  # BaseLlmFlow's, without the call (on every step)
         if not agent.transfer_targets():
             return tools
         return {**tools, TRANSFER_TOOL_NAME: transfer_to_agent_tool()}

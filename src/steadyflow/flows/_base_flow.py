@@ -9,9 +9,9 @@ A step is one logical model call:
 2. call: callbacks, the call budget, the model under the retry policy
    (``call_llm``);
 3. postprocess: response processors and conversion to an event; then
-   ``run_tools`` for its function calls: tools run and their responses
+   its function calls run (``execute_function_calls``) and their responses
    become one event, after which the next step sends them back to the model
-   (a text answer needs no generator of its own).
+   (neither a text answer nor a tool batch needs a generator of its own).
 
 Partial (streamed) events are yielded for display; the runner stores only
 complete ones, and function calls are acted on only from complete events.
@@ -19,7 +19,7 @@ complete ones, and function calls are acted on only from complete events.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,6 @@ from ..events import Event
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
-from ..trace_record import StepTrace
 from ..types import FunctionCall
 from ._call_llm import call_llm
 from ._functions import assign_call_ids, execute_function_calls, prepare_calls
@@ -82,7 +81,7 @@ class BaseLlmFlow:
                     async for event in events:
                         yield event
                 finally:
-                    await aclose(events)
+                    await events.aclose()  # our own generator: no ``aclose`` helper needed
                 last = outcome.last_event
                 if (
                     last is None
@@ -100,7 +99,7 @@ class BaseLlmFlow:
 
     async def _run_step(
         self, agent: FlowAgent, ctx: InvocationContext, outcome: _StepOutcome
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """``run_one_step``, noting in ``outcome`` what ``run_async`` decides on."""
         step = ctx.trace.start_step(agent.name, _tree_path(agent))
         responses: AsyncIterator[LlmResponse] | None = None
@@ -128,14 +127,21 @@ class BaseLlmFlow:
                 yield event
                 if ctx.end_invocation:
                     continue
-                if calls:
-                    follow_ups = self.run_tools(agent, ctx, calls, outcome, step)
-                elif event.actions.transfer_to_agent:  # set by a model callback
-                    follow_ups = self._transfer(
-                        agent, ctx, event.actions.transfer_to_agent, outcome
+                target_name = event.actions.transfer_to_agent  # set by a model callback
+                if calls:  # awaited here, not in a generator of its own: one layer less
+                    answered = await execute_function_calls(
+                        agent, ctx, calls, self.tools_for(agent), step
                     )
-                else:
+                    if answered is None:
+                        continue
+                    outcome.last_event = answered
+                    yield answered
+                    if answered.actions.end_invocation:
+                        ctx.end_invocation = True
+                    target_name = answered.actions.transfer_to_agent
+                if not target_name:
                     continue
+                follow_ups = self._transfer(agent, ctx, target_name, outcome)
                 try:
                     async for follow_up in follow_ups:
                         outcome.last_event = follow_up
@@ -171,49 +177,20 @@ class BaseLlmFlow:
         event = response_to_event(agent, ctx, response, callback_context.pending_actions())
         if event is None:
             return None
-        calls = prepare_calls(event, self.tools_for(agent), given_ids)
+        calls = event.get_function_calls()
+        if calls:  # the step's tools are needed only then (most answers are text)
+            calls = prepare_calls(event, self.tools_for(agent), given_ids)
         if event.actions.end_invocation:
             ctx.end_invocation = True
         return event, calls
 
-    async def run_tools(
-        self,
-        agent: FlowAgent,
-        ctx: InvocationContext,
-        calls: list[FunctionCall],
-        outcome: _StepOutcome,
-        step: StepTrace | None = None,
-    ) -> AsyncIterator[Event]:
-        """Run a complete event's function calls: their response event, then any transfer."""
-        response_event = await execute_function_calls(
-            agent, ctx, calls, self.tools_for(agent), step
-        )
-        if response_event is None:
-            return
-        yield response_event
-        if response_event.actions.end_invocation:
-            ctx.end_invocation = True
-        target_name = response_event.actions.transfer_to_agent
-        if target_name:
-            transferred = self._transfer(agent, ctx, target_name, outcome)
-            try:
-                async for event in transferred:
-                    yield event
-            finally:
-                await aclose(transferred)
-
-    async def _transfer(
+    def _transfer(
         self, agent: FlowAgent, ctx: InvocationContext, target_name: str, outcome: _StepOutcome
     ) -> AsyncIterator[Event]:
         """Hand the invocation to ``target_name`` (checked against the tree's rules)."""
         target = transfer_target(agent, target_name)
         outcome.handed_over = True
-        events = target.run_async(ctx)
-        try:
-            async for event in events:
-                yield event
-        finally:
-            await aclose(events)
+        return target.run_async(ctx)
 
 
 def _tree_path(agent: AgentNode) -> list[str] | None:

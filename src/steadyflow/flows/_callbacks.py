@@ -31,7 +31,9 @@ def normalize_callbacks(
 
 def chained(ctx: InvocationContext, hook: str, own: Callbacks) -> Callbacks:
     """The runner's plugins' ``hook`` overrides, then the agent's own callbacks."""
-    plugin_hooks = ctx.plugins.hooks(hook)
+    # The manager's attribute (what ``hooks(hook)`` returns) without the call:
+    # this runs for every hook of every model call and tool call.
+    plugin_hooks: tuple[Callable[..., Any], ...] = getattr(ctx.plugins, hook)
     return (*plugin_hooks, *own) if plugin_hooks else own
 
 

@@ -20,19 +20,21 @@ __all__ = ["response_to_event"]
 logger = logging.getLogger("steadyflow.flow")
 
 # The response fields an event copies (all default to None on both sides).
-_RESPONSE_FIELDS = (
-    "content",
-    "partial",
-    "turn_complete",
-    "finish_reason",
-    "error_code",
-    "error_message",
-    "usage_metadata",
-    "custom_metadata",
-    "model_version",
-    "response_id",
-    "service_tier",
-    "grounding_metadata",
+_RESPONSE_FIELDS = frozenset(
+    {
+        "content",
+        "partial",
+        "turn_complete",
+        "finish_reason",
+        "error_code",
+        "error_message",
+        "usage_metadata",
+        "custom_metadata",
+        "model_version",
+        "response_id",
+        "service_tier",
+        "grounding_metadata",
+    }
 )
 
 
@@ -67,9 +69,10 @@ def response_to_event(
     fields: dict[str, Any] = {"invocation_id": ctx.invocation_id, "author": agent.name}
     # Only what is set: each field passed is validated and kept in the event's
     # fields-set (whose memory grows past four names), on every model call.
+    # A field never set holds its default, None: only the set ones are read.
     if ctx.branch is not None:
         fields["branch"] = ctx.branch
-    for name in _RESPONSE_FIELDS:
+    for name in response.model_fields_set & _RESPONSE_FIELDS:
         value = getattr(response, name)
         if value is not None:
             fields[name] = value

@@ -111,6 +111,7 @@ class FunctionTool(BaseTool):
             getattr(func, "__call__", None)  # noqa: B004 - callable objects with async __call__
         )
         self._args_model, self._wants_context = self._build_args_model(func, arg_docs)
+        self._arg_names = tuple(self._args_model.model_fields)  # read once, not per call
         self._declaration = FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -169,7 +170,7 @@ class FunctionTool(BaseTool):
             raise ToolArgumentsError(
                 f"invalid arguments for tool {self.name!r}: {problems}"
             ) from None
-        kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        kwargs = {name: getattr(parsed, name) for name in self._arg_names}
         if self._wants_context:
             kwargs[_CONTEXT_PARAM] = tool_context
         result = self.func(**kwargs)

@@ -76,9 +76,12 @@ def _as_context(event: Event) -> Content:
     return Content(role="user", parts=parts)
 
 
-def _carries_something(part: Part) -> bool:
-    """Whether a part is worth replaying: not a thought, not empty text."""
-    return not part.thought and part.has_payload()
+def _carries_something(content: Content) -> bool:
+    """Whether some part is worth replaying: not a thought, not empty text."""
+    for part in content.parts:  # a loop, not any(genexpr): this runs for every event
+        if not part.thought and part.has_payload():
+            return True
+    return False
 
 
 def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
@@ -91,7 +94,7 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
         return None
     if is_confirmation_event(event):
         return None
-    if not any(_carries_something(part) for part in content.parts):
+    if not _carries_something(content):
         return None
     if not _visible(event, branch):
         return None
@@ -171,7 +174,8 @@ class ContentsProcessor(RequestProcessor):
             content = event_to_content(event, agent_name, ctx.branch)
             if content is not None:
                 previous = cached.contents[-1] if cached.contents else None
-                cached.unpaired = cached.unpaired or not is_paired_after(previous, content)
+                if not cached.unpaired and not is_paired_after(previous, content):
+                    cached.unpaired = True
                 cached.contents.append(content)
             if history is not None:
                 mine = event.author == agent_name and _visible(event, ctx.branch)
