@@ -31,7 +31,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -100,8 +100,8 @@ def prepare_calls(
 
 
 def _as_response_dict(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return cast(dict[str, Any], value)
+    if isinstance(value, dict):  # a tool's JSON object (no cast call: once per tool call)
+        return value  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     return {"result": value}
@@ -258,9 +258,8 @@ async def _dispatch(
     return _Answer(part, tool_context.pending_actions())
 
 
-def _merge(actions: list[EventActions | None]) -> EventActions | None:
-    """The calls' actions as one; None when no call used its actions."""
-    used = [item for item in actions if item is not None]
+def _merge(used: list[EventActions]) -> EventActions | None:
+    """The actions of the calls that used theirs, as one; None when no call did."""
     if not used:
         return None
     merged = EventActions()
@@ -331,13 +330,19 @@ def response_event(
     (an ``id``, a ``timestamp``) are passed to the event: a durable engine's
     workflow gives them so replaying it builds the same event.
     """
-    parts = [part for part, _ in results if part is not None]
+    parts: list[Part] = []
+    used: list[EventActions] = []
+    for part, call_actions in results:  # one pass, no comprehension frames
+        if part is not None:
+            parts.append(part)
+        if call_actions is not None:
+            used.append(call_actions)
     if not parts:
         return None
     content = Content(role="user", parts=parts)
     event = Event(invocation_id=invocation_id, author=author, content=content, **fields)
     # Set after: few fields passed keep the fields-set small.
-    actions = _merge([actions for _, actions in results])
+    actions = _merge(used)
     if actions is not None:
         event.actions = actions
     if branch is not None:

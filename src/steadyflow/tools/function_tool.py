@@ -32,6 +32,8 @@ ConfirmationPredicate: TypeAlias = Callable[[dict[str, Any], ToolContext], bool 
 """Decides per call whether a person must confirm it: ``(args, tool_context) -> bool``."""
 
 _CONTEXT_PARAM = "tool_context"
+# Result types that are never awaitable (exact types: a subclass may define __await__).
+_PLAIN_RESULTS = frozenset({dict, list, str, int, float, bool, type(None)})
 _ARG_LINE = re.compile(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 
 
@@ -174,7 +176,8 @@ class FunctionTool(BaseTool):
         if self._wants_context:
             kwargs[_CONTEXT_PARAM] = tool_context
         result = self.func(**kwargs)
-        if self._is_async or inspect.isawaitable(result):
+        # A plain JSON value (most tools' result) is never awaitable: no ABC check for it.
+        if self._is_async or (type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result)):
             result = await result
         return result
 
