@@ -71,6 +71,29 @@ async def test_async_functions_are_awaited():
     assert await FunctionTool(fetch).run_async(args={"n": 2}, tool_context=None) == 4  # type: ignore[arg-type]
 
 
+async def test_a_sync_function_returning_an_awaitable_has_it_awaited():
+    async def later(n: int) -> dict:
+        return {"n": n}
+
+    def start(n: int):
+        """Start."""
+        return later(n)
+
+    assert await FunctionTool(start).run_async(args={"n": 3}, tool_context=None) == {"n": 3}  # type: ignore[arg-type]
+
+
+async def test_a_sync_functions_plain_results_come_back_as_returned():
+    results = iter([{"a": 1}, [1, 2], "text", 7, 1.5, True, None])
+
+    def next_result():
+        """Next."""
+        return next(results)
+
+    tool = FunctionTool(next_result)
+    got = [await tool.run_async(args={}, tool_context=None) for _ in range(7)]  # type: ignore[arg-type]
+    assert got == [{"a": 1}, [1, 2], "text", 7, 1.5, True, None]
+
+
 def test_names_must_be_identifiers():
     with pytest.raises(ValueError, match="identifier"):
         FunctionTool(ship, name="ship it")
