@@ -178,8 +178,11 @@ def parse_answers(message: Content) -> dict[str, ToolConfirmation] | None:
         ConfirmationError: a malformed answer, one answered twice, or a
             message that mixes answers with anything else.
     """
-    answers = [p.function_response for p in message.parts if p.function_response is not None]
-    mine = [a for a in answers if a.name == REQUEST_CONFIRMATION_NAME]
+    mine: list[FunctionResponse] = []
+    for part in message.parts:  # a plain loop: every message of every run passes here
+        answer = part.function_response
+        if answer is not None and answer.name == REQUEST_CONFIRMATION_NAME:
+            mine.append(answer)
     if not mine:
         return None
     if len(mine) != len(message.parts):

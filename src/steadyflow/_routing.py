@@ -15,9 +15,7 @@ __all__ = ["agent_to_run"]
 
 
 def _caller_of_responses(root: BaseAgent, events: list[Event]) -> BaseAgent | None:
-    """The agent whose call the newest message answers, if it is a function response."""
-    if not events or events[-1].author != "user":
-        return None
+    """The agent whose call the newest message (a user's) answers, if it holds responses."""
     ids = {r.id for r in events[-1].get_function_responses() if r.id}
     if not ids:
         return None
@@ -49,9 +47,10 @@ def agent_to_run(root: BaseAgent, session: Session, message: Event | None = None
     events = session.events
     if message is not None and message.get_function_responses():
         events = [*events, message]  # not stored yet: the record names the agent first
-    caller = _caller_of_responses(root, events)
-    if caller is not None:
-        return caller
+    if events and events[-1].author == "user":  # most turns follow an agent's answer
+        caller = _caller_of_responses(root, events)
+        if caller is not None:
+            return caller
     for event in reversed(session.events):
         if event.author == "user":
             continue

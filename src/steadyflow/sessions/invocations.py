@@ -128,7 +128,8 @@ class InvocationRecord:
         """
         clone = object.__new__(InvocationRecord)
         clone.__dict__.update(self.__dict__)
-        clone.journal = {call_id: dict(entry) for call_id, entry in self.journal.items()}
+        journal = self.journal
+        clone.journal = {k: dict(entry) for k, entry in journal.items()} if journal else {}
         clone.usage = dict(self.usage)
         return clone
 
