@@ -65,6 +65,25 @@ async def test_get_session_returns_the_stored_state_and_events_in_order(
     assert loaded.revision == 3
 
 
+async def test_changing_a_loaded_copy_changes_neither_the_store_nor_another_copy(
+    service: BaseSessionService,
+) -> None:
+    session = await service.create_session(app_name=APP, user_id="u1", state={"k": 1})
+    await service.append_event(session, Event(author="user", content=Content.from_text("hi")))
+    first = await service.get_session(app_name=APP, user_id="u1", session_id=session.id)
+    assert first is not None
+
+    first.state["k"] = 2
+    first.events.append(Event(author="a"))
+    first.revision = 7
+    again = await service.get_session(app_name=APP, user_id="u1", session_id=session.id)
+
+    assert again is not None and type(again) is type(first)
+    assert (again.state, again.revision) == ({"k": 1}, 1)
+    assert [e.text for e in again.events] == ["hi"]
+    assert again.last_update_time == session.last_update_time == session.events[0].timestamp
+
+
 async def test_get_session_does_not_find_another_users_session(
     service: BaseSessionService,
 ) -> None:

@@ -32,7 +32,6 @@ __all__ = [
     "Session",
     "apply_event_locally",
     "event_as_stored",
-    "mark_appended",
 ]
 
 
@@ -75,22 +74,9 @@ def apply_event_locally(session: Session, event: Event) -> Event:
         session.state.update(event.actions.state_delta)
         event = event_as_stored(event)
     session.events.append(event)
-    mark_appended(session, session.revision + 1, event.timestamp)
+    session.revision += 1
+    session.last_update_time = event.timestamp
     return event
-
-
-def copy_with(session: Session, state: dict[str, Any], events: list[Event]) -> Session:
-    """A shallow copy of ``session`` with its own ``state`` and ``events``.
-
-    The other fields are immutable values; ``model_copy`` validates nothing.
-    """
-    return session.model_copy(update={"state": state, "events": events})
-
-
-def mark_appended(session: Session, revision: int, update_time: float) -> None:
-    """Set ``revision`` and ``last_update_time`` after an append."""
-    session.revision = revision
-    session.last_update_time = update_time
 
 
 class BaseSessionService(ABC):

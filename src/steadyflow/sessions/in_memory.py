@@ -3,38 +3,48 @@
 Copies handed out share their (immutable) events with the store, so loading
 a long session costs one list copy, not a deep copy of the history.
 Invocation records live in their own dict per session, handed out as copies.
+What an append changes (events, revision, update time) is kept as plain
+attributes beside a ``Session`` that holds the session's identity, so an
+append writes no pydantic field of the store's own (the caller's copy is
+updated through pydantic as before).
 """
 
 from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SessionError, StaleInvocationError, StaleSessionError
 from ..events import Event
-from .base import (
-    BaseSessionService,
-    Session,
-    apply_event_locally,
-    copy_with,
-    mark_appended,
-)
+from .base import BaseSessionService, Session, apply_event_locally
 from .invocations import InvocationRecord
 from .state import split_delta
 
 __all__ = ["InMemorySessionService"]
 
 
+@dataclass(eq=False, slots=True)
+class _Stored:
+    """One stored session: ``identity`` (id, app, user; copied on load) and what appends change."""
+
+    identity: Session
+    state: dict[str, Any]
+    updated: float
+    revision: int = 0
+    events: list[Event] = field(default_factory=lambda: [])
+    event_ids: set[str] = field(default_factory=lambda: set[str]())
+    records: dict[str, InvocationRecord] = field(default_factory=lambda: {})
+
+
 class InMemorySessionService(BaseSessionService):
     """Sessions held in this process's memory; lost when it exits."""
 
     def __init__(self) -> None:
-        self._sessions: dict[tuple[str, str, str], Session] = {}
-        self._event_ids: dict[tuple[str, str, str], set[str]] = {}
+        self._sessions: dict[tuple[str, str, str], _Stored] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
-        self._invocations: dict[tuple[str, str, str], dict[str, InvocationRecord]] = {}
 
     async def create_session(
         self,
@@ -52,16 +62,8 @@ class InMemorySessionService(BaseSessionService):
         scoped = split_delta(state or {})
         self._app_state.setdefault(app_name, {}).update(scoped.app)
         self._user_state.setdefault((app_name, user_id), {}).update(scoped.user)
-        stored = Session(
-            id=sid,
-            app_name=app_name,
-            user_id=user_id,
-            state=scoped.session,
-            last_update_time=time.time(),
-        )
-        self._sessions[key] = stored
-        self._event_ids[key] = set()
-        self._invocations[key] = {}
+        identity = Session(id=sid, app_name=app_name, user_id=user_id)
+        stored = self._sessions[key] = _Stored(identity, scoped.session, time.time())
         return self._copy(stored)
 
     async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
@@ -78,20 +80,20 @@ class InMemorySessionService(BaseSessionService):
         ]
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        """Delete a session and its events (no error when absent)."""
+        """Delete a session, its events and its records (no error when absent)."""
         self._sessions.pop((app_name, user_id, session_id), None)
-        self._event_ids.pop((app_name, user_id, session_id), None)
-        self._invocations.pop((app_name, user_id, session_id), None)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Store ``event`` and apply its state delta, then update ``session``."""
+        return self._append(session, event)
+
+    def _append(self, session: Session, event: Event) -> Event:
         if event.partial:
             return event
-        key = (session.app_name, session.user_id, session.id)
-        stored = self._sessions.get(key)
+        stored = self._sessions.get((session.app_name, session.user_id, session.id))
         if stored is None:
             raise SessionError(f"session {session.id!r} was deleted; cannot append to it")
-        if event.id in self._event_ids[key]:
+        if event.id in stored.event_ids:
             return event
         if stored.revision != session.revision:
             raise StaleSessionError(session.id, session.revision, stored.revision)
@@ -99,8 +101,8 @@ class InMemorySessionService(BaseSessionService):
         if event.actions.state_delta:
             self._store_delta(stored, event.actions.state_delta)
         stored.events.append(event)
-        mark_appended(stored, session.revision, event.timestamp)
-        self._event_ids[key].add(event.id)
+        stored.revision, stored.updated = session.revision, event.timestamp
+        stored.event_ids.add(event.id)
         return event
 
     async def create_invocation(self, record: InvocationRecord) -> None:
@@ -116,16 +118,19 @@ class InMemorySessionService(BaseSessionService):
     ) -> Event:
         """``append_event`` and a write of ``record``, both or neither."""
         records = self._checked_records(record)
-        stored = await self.append_event(session, event)
+        stored = self._append(session, event)
         self._put_record(records, record)
         return stored
 
     def _checked_records(self, record: InvocationRecord) -> dict[str, InvocationRecord]:
-        """The session's records, unless ``record`` may not be written.
+        """The records of ``record``'s session, unless ``record`` may not be written.
 
         It may when it is new and its id free, or at the stored revision.
         """
-        records = self._records_of(record)
+        session = self._sessions.get((record.app_name, record.user_id, record.session_id))
+        if session is None:
+            raise SessionError(f"session {record.session_id!r} does not exist")
+        records = session.records
         stored = records.get(record.id)
         if record.revision == 0:
             if stored is not None:
@@ -139,49 +144,61 @@ class InMemorySessionService(BaseSessionService):
         record.revision += 1
         records[record.id] = record.copy()
 
+    def _records(self, app_name: str, user_id: str, session_id: str) -> dict[str, InvocationRecord]:
+        stored = self._sessions.get((app_name, user_id, session_id))
+        return {} if stored is None else stored.records
+
     async def get_invocation(
         self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
     ) -> InvocationRecord | None:
         """One invocation record of a session, or None when there is none."""
-        stored = self._invocations.get((app_name, user_id, session_id), {}).get(invocation_id)
+        stored = self._records(app_name, user_id, session_id).get(invocation_id)
         return None if stored is None else stored.copy()
 
     async def list_invocations(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> list[InvocationRecord]:
         """A session's invocation records, oldest first."""
-        records = self._invocations.get((app_name, user_id, session_id), {}).values()
+        records = self._records(app_name, user_id, session_id).values()
         return [r.copy() for r in sorted(records, key=lambda r: r.started_at)]
 
     async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
         """The app's invocations that are not over, across all its sessions, oldest first."""
         found = [
             r.copy()
-            for (app, _, _), records in self._invocations.items()
+            for (app, _, _), stored in self._sessions.items()
             if app == app_name
-            for r in records.values()
+            for r in stored.records.values()
             if not r.status.is_final
         ]
         return sorted(found, key=lambda r: (r.started_at, r.id))
 
-    def _records_of(self, record: InvocationRecord) -> dict[str, InvocationRecord]:
-        records = self._invocations.get((record.app_name, record.user_id, record.session_id))
-        if records is None:
-            raise SessionError(f"session {record.session_id!r} does not exist")
-        return records
-
-    def _store_delta(self, stored: Session, delta: dict[str, Any]) -> None:
+    def _store_delta(self, stored: _Stored, delta: dict[str, Any]) -> None:
         scoped = split_delta(delta)
         stored.state.update(scoped.session)
+        identity = stored.identity
         if scoped.app:
-            self._app_state.setdefault(stored.app_name, {}).update(scoped.app)
+            self._app_state.setdefault(identity.app_name, {}).update(scoped.app)
         if scoped.user:
-            self._user_state.setdefault((stored.app_name, stored.user_id), {}).update(scoped.user)
+            key = (identity.app_name, identity.user_id)
+            self._user_state.setdefault(key, {}).update(scoped.user)
 
-    def _copy(self, stored: Session, *, with_events: bool = True) -> Session:
+    def _copy(self, stored: _Stored, *, with_events: bool = True) -> Session:
+        """The caller's copy: its own state (the session's, app's and user's keys) and events.
+
+        ``model_copy`` of the identity validates nothing (a constructor would
+        check every event again: twice the cost for a 200-event session).
+        """
+        identity = stored.identity
         state = dict(stored.state)
-        for k, v in self._app_state.get(stored.app_name, {}).items():
+        for k, v in self._app_state.get(identity.app_name, {}).items():
             state[k] = v
-        for k, v in self._user_state.get((stored.app_name, stored.user_id), {}).items():
+        for k, v in self._user_state.get((identity.app_name, identity.user_id), {}).items():
             state[k] = v
-        return copy_with(stored, state, list(stored.events) if with_events else [])
+        update = {
+            "state": state,
+            "events": list(stored.events) if with_events else [],
+            "revision": stored.revision,
+            "last_update_time": stored.updated,
+        }
+        return identity.model_copy(update=update)
