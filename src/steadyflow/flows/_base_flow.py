@@ -11,7 +11,8 @@ A step is one logical model call:
 3. postprocess: response processors and conversion to an event; then
    its function calls run (``execute_function_calls``) and their responses
    become one event, after which the next step sends them back to the model
-   (neither a text answer nor a tool batch needs a generator of its own).
+   (the steps of a turn share one generator: a step, a tool batch or a text
+   answer gets none of its own, since each layer costs on every event).
 
 Partial (streamed) events are yielded for display; the runner stores only
 complete ones, and function calls are acted on only from complete events.
@@ -20,7 +21,7 @@ complete ones, and function calls are acted on only from complete events.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from dataclasses import dataclass
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from .._aio import aclose
@@ -43,14 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["BaseLlmFlow"]
 
 
-@dataclass
-class _StepOutcome:
-    """What the loop needs to know after a step, besides its events."""
-
-    last_event: Event | None = None
-    handed_over: bool = False
-
-
 class BaseLlmFlow:
     """The loop shared by ``SingleFlow`` and ``AutoFlow``.
 
@@ -71,87 +64,89 @@ class BaseLlmFlow:
         """The tools the model may call in ``agent``'s steps, by name."""
         return agent.tools_by_name
 
-    async def run_async(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
+    def run_async(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """Run ``agent``'s steps until its turn is over, inside its ``invoke_agent`` span."""
-        with AgentSpan(agent.name, ctx) as ctx:
-            while True:
-                outcome = _StepOutcome()
-                events = self._run_step(agent, ctx, outcome)
-                try:
-                    async for event in events:
-                        yield event
-                finally:
-                    await events.aclose()  # our own generator: no ``aclose`` helper needed
-                last = outcome.last_event
-                if (
-                    last is None
-                    or outcome.handed_over
-                    or ctx.end_invocation
-                    or last.partial
-                    or last.actions.escalate
-                    or last.is_final_response()
-                ):
-                    return
+        return self._run_steps(agent, ctx, until_done=True)
 
     def run_one_step(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """One logical model call and the tool calls it asked for (one trace step)."""
-        return self._run_step(agent, ctx, _StepOutcome())
+        return self._run_steps(agent, ctx, until_done=False)
 
-    async def _run_step(
-        self, agent: FlowAgent, ctx: InvocationContext, outcome: _StepOutcome
+    async def _run_steps(
+        self, agent: FlowAgent, ctx: InvocationContext, *, until_done: bool
     ) -> AsyncGenerator[Event, None]:
-        """``run_one_step``, noting in ``outcome`` what ``run_async`` decides on."""
-        step = ctx.trace.start_step(agent.name, _tree_path(agent))
-        responses: AsyncIterator[LlmResponse] | None = None
-        try:
-            request = await self.preprocess(agent, ctx)
-            callback_context = CallbackContext(ctx, step=step.number)
-            given_ids: list[tuple[str, str]] = []  # a streamed call keeps its id
-            responses = call_llm(agent, ctx, request, callback_context, step)
-            async for response in responses:
-                for processor in self.response_processors:
-                    response = await processor.process(agent, ctx, response)
-                if response.partial:
-                    # A streamed chunk is one event for display, never acted on.
-                    partial = response_to_event(agent, ctx, response, None)
-                    if partial is not None:
-                        assign_call_ids(partial.get_function_calls(), given_ids)
-                        outcome.last_event = partial
-                        yield partial
-                    continue
-                completed = self.postprocess(agent, ctx, response, callback_context, given_ids)
-                if completed is None:
-                    continue
-                event, calls = completed
-                outcome.last_event = event
-                yield event
-                if ctx.end_invocation:
-                    continue
-                target_name = event.actions.transfer_to_agent  # set by a model callback
-                if calls:  # awaited here, not in a generator of its own: one layer less
-                    answered = await execute_function_calls(
-                        agent, ctx, calls, self.tools_for(agent), step
-                    )
-                    if answered is None:
-                        continue
-                    outcome.last_event = answered
-                    yield answered
-                    if answered.actions.end_invocation:
-                        ctx.end_invocation = True
-                    target_name = answered.actions.transfer_to_agent
-                if not target_name:
-                    continue
-                follow_ups = self._transfer(agent, ctx, target_name, outcome)
+        """The steps of a turn in one generator (a generator per step cost ~8k instructions).
+
+        ``until_done``: step after step inside the agent's span until its turn
+        is over (``run_async``); else one step and no span (``run_one_step``).
+        """
+        with AgentSpan(agent.name, ctx) if until_done else nullcontext(ctx) as ctx:
+            while True:
+                last: Event | None = None
+                handed_over = False
+                step = ctx.trace.start_step(agent.name, _tree_path(agent))
+                responses: AsyncIterator[LlmResponse] | None = None
                 try:
-                    async for follow_up in follow_ups:
-                        outcome.last_event = follow_up
-                        yield follow_up
+                    request = await self.preprocess(agent, ctx)
+                    callback_context = CallbackContext(ctx, step=step.number)
+                    given_ids: list[tuple[str, str]] = []  # a streamed call keeps its id
+                    responses = call_llm(agent, ctx, request, callback_context, step)
+                    async for response in responses:
+                        for processor in self.response_processors:
+                            response = await processor.process(agent, ctx, response)
+                        completed = self._event_of(
+                            agent, ctx, response, callback_context, given_ids
+                        )
+                        if completed is None:
+                            continue
+                        last, calls = completed
+                        yield last
+                        if last.partial or ctx.end_invocation:
+                            continue
+                        target_name = last.actions.transfer_to_agent  # set by a model callback
+                        if calls:
+                            answered = await execute_function_calls(
+                                agent, ctx, calls, self.tools_for(agent), step
+                            )
+                            if answered is None:
+                                continue
+                            last = answered
+                            yield answered
+                            if answered.actions.end_invocation:
+                                ctx.end_invocation = True
+                            target_name = answered.actions.transfer_to_agent
+                        if not target_name:
+                            continue
+                        follow_ups = self._transfer(agent, ctx, target_name)
+                        handed_over = True
+                        try:
+                            async for last in follow_ups:
+                                yield last
+                        finally:
+                            await aclose(follow_ups)
                 finally:
-                    await aclose(follow_ups)
-        finally:
-            if responses is not None:
-                await aclose(responses)
-            ctx.trace.end_step(step)
+                    if responses is not None:
+                        await aclose(responses)
+                    ctx.trace.end_step(step)
+                if not until_done or _turn_over(ctx, last, handed_over):
+                    return
+
+    def _event_of(
+        self,
+        agent: FlowAgent,
+        ctx: InvocationContext,
+        response: LlmResponse,
+        callback_context: CallbackContext,
+        given_ids: list[tuple[str, str]],
+    ) -> tuple[Event, list[FunctionCall]] | None:
+        """A response's event and the calls to run: a streamed chunk's are never run."""
+        if not response.partial:
+            return self.postprocess(agent, ctx, response, callback_context, given_ids)
+        partial = response_to_event(agent, ctx, response, None)
+        if partial is None:
+            return None
+        assign_call_ids(partial.get_function_calls(), given_ids)
+        return partial, []
 
     async def preprocess(self, agent: FlowAgent, ctx: InvocationContext) -> LlmRequest:
         """Build this step's request with the request processors."""
@@ -185,12 +180,22 @@ class BaseLlmFlow:
         return event, calls
 
     def _transfer(
-        self, agent: FlowAgent, ctx: InvocationContext, target_name: str, outcome: _StepOutcome
+        self, agent: FlowAgent, ctx: InvocationContext, target_name: str
     ) -> AsyncIterator[Event]:
         """Hand the invocation to ``target_name`` (checked against the tree's rules)."""
-        target = transfer_target(agent, target_name)
-        outcome.handed_over = True
-        return target.run_async(ctx)
+        return transfer_target(agent, target_name).run_async(ctx)
+
+
+def _turn_over(ctx: InvocationContext, last: Event | None, handed_over: bool) -> bool:
+    """Whether the agent's turn ends after a step whose last event was ``last``."""
+    return (
+        last is None
+        or handed_over
+        or ctx.end_invocation
+        or bool(last.partial)
+        or bool(last.actions.escalate)
+        or last.is_final_response()
+    )
 
 
 def _tree_path(agent: AgentNode) -> list[str] | None:
