@@ -112,9 +112,15 @@ def call_llm(
     loop's generator itself: a layer with nothing to do would cost on every
     response.
     """
-    callbacks = _ModelCallbacks.of(ctx, agent)
-    if callbacks.before or callbacks.after or callbacks.on_error:
-        return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
+    if (
+        ctx.plugins.plugins
+        or agent.before_model_callbacks
+        or agent.after_model_callbacks
+        or agent.on_model_error_callbacks
+    ):  # else no callback can apply: nothing to chain
+        callbacks = _ModelCallbacks.of(ctx, agent)
+        if callbacks.before or callbacks.after or callbacks.on_error:
+            return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
     return _call_model(ctx, agent, request, step)
 
 

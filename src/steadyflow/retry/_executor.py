@@ -60,7 +60,7 @@ logger = logging.getLogger("steadyflow.retry")
 
 
 class _CallInfo(NamedTuple):
-    """Who is calling what, for logs (a tuple: one is made per model call)."""
+    """Who is calling what, for logs (made only once an attempt failed)."""
 
     model: str
     agent_name: str
@@ -166,7 +166,7 @@ def generate_with_retries(
     return llm.call_models(request, loop.run, config.retryable_status_codes)
 
 
-@dataclass
+@dataclass(slots=True)
 class _RetryLoop:
     """One logical call's attempts on a model; ``run`` is the generator the flow consumes."""
 
@@ -181,9 +181,8 @@ class _RetryLoop:
 
     async def run(self, llm: BaseLlm, request: LlmRequest) -> AsyncIterator[LlmResponse]:
         """Attempts on ``llm`` until one succeeds or the policy gives up."""
-        observer, model = self.observer, request.model or llm.model
-        info = _CallInfo(model, self.agent_name, self.invocation_id, self.config.max_attempts)
-        guards = Guards.of(self.config, llm.provider, model)
+        observer, config, model = self.observer, self.config, request.model or llm.model
+        guards = Guards.of(config, llm.provider, model)
         paced = self._paced(llm.provider, model, request)
         observer.call_started(llm.provider, model)
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
@@ -215,6 +214,7 @@ class _RetryLoop:
                 facts, decision = await self._decide(
                     llm, guards, paced, failure, attempt, start, emitted
                 )
+                info = _CallInfo(model, self.agent_name, self.invocation_id, config.max_attempts)
                 if not decision.retry:  # give up ...
                     _log_give_up(info, facts, decision)
                     raise failure

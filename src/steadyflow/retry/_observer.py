@@ -69,31 +69,38 @@ class AttemptObserver(Protocol):
 class CallSpans:
     """The spans of one logical call: the observer the loop uses when given none.
 
+    Whether the spans are real is known once, when the call span starts:
+    without an SDK (or under a parent that is not a real span) it is a no-op
+    span, and then no attempt span is started, made current or ended at all
+    (``traced`` is False): the common case pays for no span per attempt.
+
     Args:
         agent_name: the calling agent, set on the call span.
         parent: the span to open the call span under; ``None`` uses the current context.
     """
 
-    __slots__ = ("_agent_name", "_attempt_span", "_parent", "call_span")
+    __slots__ = ("_agent_name", "_attempt_span", "_parent", "call_span", "traced")
 
     def __init__(self, agent_name: str = "", parent: Span | None = None) -> None:
         self._agent_name, self._parent = agent_name, parent
         self.call_span: Span | None = None
+        self.traced = False
         self._attempt_span: Span | None = None
 
     def call_started(self, provider: str, model: str) -> None:
         """Open the ``call_llm`` span (a non-recording span without an SDK)."""
-        self.call_span = telemetry.start_llm_call_span(
+        span = telemetry.start_llm_call_span(
             model=model, provider=provider, agent_name=self._agent_name, parent=self._parent
         )
+        self.call_span, self.traced = span, span.get_span_context().is_valid
 
     def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
         """Open the attempt's child span, current while each response is awaited."""
+        if not self.traced:
+            return responses  # no SDK: no span to open, no layer to pay for
         assert self.call_span is not None
         span = telemetry.start_llm_attempt_span(self.call_span, attempt=attempt, delay=delay)
         self._attempt_span = span
-        if not span.get_span_context().is_valid:
-            return responses  # no SDK: nothing to make current, no layer to pay for
         return _with_span_current(responses, span)
 
     def attempt_paced(self, seconds: float) -> None:
@@ -104,7 +111,7 @@ class CallSpans:
 
     def attempt_ended(self, error: Exception | None) -> None:
         """Mark the attempt span failed when it did, and end it."""
-        span = self._attempt_span
+        span, self._attempt_span = self._attempt_span, None
         if span is None:
             return
         if error is not None:
@@ -117,7 +124,7 @@ class CallSpans:
     def call_ended(self, attempts: int, error: BaseException | None) -> None:
         """Record the attempts and the final error on the call span, and end it."""
         span = self.call_span
-        if span is None:
+        if span is None or not self.traced:
             return
         if error is not None:
             telemetry.record_error(span, error, exception_event=True)

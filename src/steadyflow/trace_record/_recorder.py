@@ -251,7 +251,7 @@ class ModelCallRecorder(CallSpans):
         """Open the ``call_llm`` span, with the call's facts and input when it records."""
         CallSpans.call_started(self, provider, model)
         span = self.call_span
-        if span is not None and span.is_recording():
+        if self.traced and span is not None and span.is_recording():
             telemetry.set_call_facts(
                 span, conversation_id=self._conversation_id, step=self.step.number
             )
@@ -320,7 +320,7 @@ class ModelCallRecorder(CallSpans):
                 self._provider, self._model, now - self._call_start, input_tokens, output_tokens
             )
         span = self.call_span
-        if span is not None and span.is_recording():
+        if self.traced and span is not None and span.is_recording():
             telemetry.record_response(
                 span,
                 input_tokens=input_tokens,

@@ -139,11 +139,15 @@ class MeteredCall:
 
     def attempt_ended(self, error: Exception | None) -> None:
         """Count, price and charge what the attempt used; write it to its trace."""
-        usage = self._usage if self._usage is not None else usage_of_error(error)
-        hold, self._hold, self._usage = self._hold, None, None
-        cost = self._meter.record(self._provider, self._model, usage, hold)
-        if usage is not None:
-            self._trace(usage, cost, failed=error is not None)
+        usage = self._usage
+        if usage is None and error is not None:
+            usage = usage_of_error(error)
+        hold = self._hold
+        if usage is not None or hold is not None:  # else there is nothing to count
+            self._hold = self._usage = None
+            cost = self._meter.record(self._provider, self._model, usage, hold)
+            if usage is not None:
+                self._trace(usage, cost, failed=error is not None)
         self._inner.attempt_ended(error)
 
     def _trace(self, usage: UsageMetadata, cost: Decimal | None, *, failed: bool) -> None:
@@ -166,8 +170,9 @@ class MeteredCall:
 
     def call_ended(self, attempts: int, error: BaseException | None) -> None:
         """Put the call's cost on its span, then pass on."""
-        span = getattr(self._inner, "call_span", None)
-        if self._call_cost is not None and span is not None and span.is_recording():
-            span.set_attribute(telemetry.ATTR_USAGE_COST, float(self._call_cost))
-        self._call_cost = None
+        if self._call_cost is not None:
+            span = getattr(self._inner, "call_span", None)
+            if span is not None and span.is_recording():
+                span.set_attribute(telemetry.ATTR_USAGE_COST, float(self._call_cost))
+            self._call_cost = None
         self._inner.call_ended(attempts, error)
