@@ -71,9 +71,9 @@ def mark_waiting(journal: dict[str, Any], event: Event) -> bool:
 
 def confirmation_of(entry: dict[str, Any] | None) -> ToolConfirmation | None:
     """The answer a journal entry holds, None when it holds none."""
-    if entry is None:
+    if entry is None or "answer" not in entry:  # most entries hold none
         return None
-    answer = entry.get("answer")
+    answer = entry["answer"]
     if not is_object(answer):
         return None
     return ToolConfirmation(
