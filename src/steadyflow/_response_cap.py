@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .errors import ModelResponseTooLargeError
 from .events import Event
-from .types import Content, Part
+from .types import Content
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "ResponseMeter", "checked_limit"]
 
@@ -27,30 +27,24 @@ DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 """The runner's default bound on one model response: 8 MiB."""
 
 
-def _part_size(part: Part) -> int:
-    size = 0
-    if part.text is not None:
-        size += len(part.text)
-    if part.inline_data is not None:
-        size += len(part.inline_data.data or b"")
-    if part.function_call is not None:
-        size += len(str(part.function_call.args))
-    return size
-
-
 def _response_size(content: Content) -> int | None:
     """About how many bytes a model response carries (text, inline bytes, call arguments).
 
     None for tool results (not a model's answer).
 
-    One pass over the parts: the runner asks for every event, each streamed
-    chunk included.
+    One pass over the parts, in one frame: the runner asks for every event,
+    each streamed chunk included.
     """
     size = 0
     for part in content.parts:
         if part.function_response is not None:
             return None
-        size += _part_size(part)
+        if part.text is not None:
+            size += len(part.text)
+        if part.inline_data is not None:
+            size += len(part.inline_data.data or b"")
+        if part.function_call is not None:
+            size += len(str(part.function_call.args))
     return size
 
 

@@ -188,11 +188,14 @@ class _RetryLoop:
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
         outcome: Exception | None = None
         try:
-            delay = await self._admit_first(guards, paced, start)
+            if guards is None and paced is None:
+                await self._charge()  # nothing else to admit the first attempt
+            else:
+                delay = await self._admit_first(guards, paced, start)
             while True:
                 attempt += 1
                 failure: Exception | None = None
-                emitted = False
+                emitted = finished = False
                 responses = self._attempt(llm, request, model, start, paced)
                 responses = observer.attempt_started(attempt, delay, responses)
                 try:
@@ -200,10 +203,12 @@ class _RetryLoop:
                         emitted = True
                         observer.response_received(response)
                         yield response
+                    finished = True
                 except Exception as error:
                     failure = error
                 finally:
-                    await aclose(responses)
+                    if not finished:  # a finished generator has nothing to close
+                        await aclose(responses)
                     observer.attempt_ended(failure)
                     if paced is not None:
                         await paced.ended(failure)
@@ -241,8 +246,12 @@ class _RetryLoop:
     ) -> AsyncIterator[LlmResponse]:
         """One attempt's responses, under its deadlines, with headers heard by the pacer."""
         responses = llm.generate_content_async(request, stream=self.stream)
-        config = self.config
-        bound = attempt_bound(llm.timeout, config.total_timeout, self.clock.monotonic() - start)
+        config, total = self.config, self.config.total_timeout
+        bound = (
+            llm.timeout
+            if total is None
+            else attempt_bound(llm.timeout, total, self.clock.monotonic() - start)
+        )
         silence = config.stream_idle_timeout if self.stream else None
         first = config.first_byte_timeout if llm.timeout is None else None
         if bound is not None or silence is not None or first is not None:

@@ -332,16 +332,21 @@ class ModelCallRecorder(CallSpans):
 
 
 class ToolCallScope(AbstractContextManager["ToolCallScope"]):
-    """One tool call's span (current inside the ``with``) and trace record."""
+    """One tool call's span (current inside the ``with``) and trace record.
+
+    Without an SDK the span is a no-op: then nothing is made current, ended
+    or offered content (known once, from the span's context).
+    """
 
     __slots__ = ("_activation", "_recorder", "record", "span")
 
     def __init__(self, recorder: InvocationRecorder, record: ToolTrace, span: Span) -> None:
         self._recorder, self.record, self.span = recorder, record, span
-        self._activation = telemetry.activate(span)
+        self._activation = telemetry.activate(span) if span.get_span_context().is_valid else None
 
     def __enter__(self) -> ToolCallScope:
-        self._activation.__enter__()
+        if self._activation is not None:
+            self._activation.__enter__()
         return self
 
     def __exit__(
@@ -356,8 +361,9 @@ class ToolCallScope(AbstractContextManager["ToolCallScope"]):
             self.failed(exc)
         elif record.status == "running":
             record.status = "ok"
-        self._activation.__exit__(exc_type, exc, traceback)
-        self.span.end()
+        if self._activation is not None:
+            self._activation.__exit__(exc_type, exc, traceback)
+            self.span.end()
 
     def short_circuit(self, kind: str) -> None:
         """A callback answered instead of the tool."""
@@ -376,4 +382,5 @@ class ToolCallScope(AbstractContextManager["ToolCallScope"]):
 
     def content(self, key: str, value: Any) -> None:
         """Record arguments or a result on the span, if the user opted in."""
-        telemetry.record_content(self.span, key, value)
+        if self._activation is not None:
+            telemetry.record_content(self.span, key, value)
