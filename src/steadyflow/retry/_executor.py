@@ -183,7 +183,11 @@ class _RetryLoop:
         """Attempts on ``llm`` until one succeeds or the policy gives up."""
         observer, config, model = self.observer, self.config, request.model or llm.model
         guards = Guards.of(config, llm.provider, model)
-        paced = self._paced(llm.provider, model, request)
+        paced = (
+            None
+            if config.pacer is None
+            else PacedCall(config.pacer, budget_key(llm.provider, model), request, model)
+        )
         observer.call_started(llm.provider, model)
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
         outcome: Exception | None = None
@@ -229,12 +233,6 @@ class _RetryLoop:
             raise
         finally:
             observer.call_ended(attempt, outcome)
-
-    def _paced(self, provider: str, model: str, request: LlmRequest) -> PacedCall | None:
-        pacer = self.config.pacer
-        if pacer is None:
-            return None
-        return PacedCall(pacer, budget_key(provider, model), request, model)
 
     def _attempt(
         self,

@@ -85,6 +85,8 @@ class UsageMeter:
         self._stored: dict[str, Any] | None = None  # ``stored()`` until the totals change
         limited_cost = self.limits is not None and self.limits.max_cost is not None
         self._needs_price = limited_cost or (spend is not None and spend.needs_cost)
+        self.checks_attempts = self.limits is not None or spend is not None
+        """Whether an attempt must be admitted first (a usage or spend limit applies)."""
 
     @property
     def totals(self) -> UsageTotals:
@@ -94,11 +96,6 @@ class UsageMeter:
     @totals.setter
     def totals(self, totals: UsageTotals) -> None:
         self._totals, self._stored = totals, None
-
-    @property
-    def checks_attempts(self) -> bool:
-        """Whether an attempt must be admitted first (a usage or spend limit applies)."""
-        return self.limits is not None or self.spend is not None
 
     def price(self, provider: str, model: str) -> Price | None:
         """The price of ``model`` (looked up once per invocation)."""
@@ -114,7 +111,7 @@ class UsageMeter:
         on every write. Treat the dict as read-only (it is handed out again).
         """
         if self._stored is None:
-            data = self.totals.to_dict()
+            data = self._totals.to_dict()
             if self.limits is not None:
                 data["limits"] = self.limits.to_dict()
             self._stored = data
@@ -180,8 +177,9 @@ class UsageMeter:
                 raise result
 
     async def close(self) -> None:
-        """The invocation is over: wait for the last charges."""
-        await self.flush()
+        """The invocation is over: wait for the last charges (if any are pending)."""
+        if self._pending:
+            await self.flush()
 
 
 def _check(limits: UsageLimits, used: UsageTotals, estimate: Estimate, call: str) -> None:
