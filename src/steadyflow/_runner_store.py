@@ -54,7 +54,6 @@ async def stored_events(
     error: BaseException | None = None
     limit = max_response_bytes
     meter = ResponseMeter(limit) if limit is not None else None
-    ended = False  # the agent's events ran out: nothing left to close
     try:
         async for event in events:
             if meter is not None:
@@ -65,7 +64,6 @@ async def stored_events(
             if not event.partial:
                 event = await keeper.append(session, event)
             yield event
-        ended = True
     except BaseException as exc:
         error = exc
         raise
@@ -73,8 +71,7 @@ async def stored_events(
         # Closed before the record is: the steps its trace records have ended.
         try:
             try:
-                if not ended:
-                    await aclose(events)
+                await aclose(events)
             finally:
                 await ctx.usage.close()  # the last spend charges are stored
         finally:

@@ -32,3 +32,10 @@ def test_totals_carried_over_by_a_resume_replace_what_was_stored() -> None:
     assert meter.stored() == {}
     meter.totals = UsageTotals.from_dict({"input_tokens": 7, "output_tokens": 2, "attempts": 1})
     assert meter.stored()["input_tokens"] == 7
+
+
+def test_whether_attempts_are_checked_follows_the_limits_the_meter_holds() -> None:
+    meter = UsageMeter()
+    assert not meter.checks_attempts
+    meter.limits = UsageLimits(max_total_tokens=10)
+    assert meter.checks_attempts

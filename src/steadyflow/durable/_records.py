@@ -55,7 +55,7 @@ def start_record(
         status=InvocationStatus.RUNNING,
         started_at=now,
         max_llm_calls=max_llm_calls,
-        owner=_owner(os.getpid()),  # current_owner() without its frame: once per turn
+        owner=current_owner(),
         lease_expires_at=now + lease_seconds,
     )
 
@@ -98,7 +98,7 @@ def finish_record(
     now: float,
 ) -> None:
     """Close ``record`` in place: status, end time, calls used, error, trace; lease released."""
-    record.status = InvocationStatus.COMPLETED if error is None else ended_status(error)
+    record.status = ended_status(error)
     record.ended_at = now
     record.llm_calls = llm_calls
     record.trace = trace

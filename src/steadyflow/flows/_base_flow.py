@@ -174,7 +174,7 @@ class BaseLlmFlow:
             return None
         calls = event.get_function_calls()
         if calls:  # the step's tools are needed only then (most answers are text)
-            calls = prepare_calls(event, self.tools_for(agent), given_ids)
+            prepare_calls(event, calls, self.tools_for(agent), given_ids)
         if event.actions.end_invocation:
             ctx.end_invocation = True
         return event, calls

@@ -48,12 +48,21 @@ class _ModelCallbacks:
     on_error: Callbacks
 
     @classmethod
-    def of(cls, ctx: InvocationContext, agent: FlowAgent) -> _ModelCallbacks:
-        return cls(
+    def of(cls, ctx: InvocationContext, agent: FlowAgent) -> _ModelCallbacks | None:
+        """The call's callbacks; None when none apply (then nothing is chained)."""
+        if not (
+            ctx.plugins.plugins
+            or agent.before_model_callbacks
+            or agent.after_model_callbacks
+            or agent.on_model_error_callbacks
+        ):
+            return None
+        callbacks = cls(
             chained(ctx, "before_model_callback", agent.before_model_callbacks),
             chained(ctx, "after_model_callback", agent.after_model_callbacks),
             chained(ctx, "on_model_error_callback", agent.on_model_error_callbacks),
         )
+        return callbacks if callbacks.before or callbacks.after or callbacks.on_error else None
 
 
 async def _after_model(
@@ -112,15 +121,9 @@ def call_llm(
     loop's generator itself: a layer with nothing to do would cost on every
     response.
     """
-    if (
-        ctx.plugins.plugins
-        or agent.before_model_callbacks
-        or agent.after_model_callbacks
-        or agent.on_model_error_callbacks
-    ):  # else no callback can apply: nothing to chain
-        callbacks = _ModelCallbacks.of(ctx, agent)
-        if callbacks.before or callbacks.after or callbacks.on_error:
-            return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
+    callbacks = _ModelCallbacks.of(ctx, agent)
+    if callbacks is not None:
+        return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
     return _call_model(ctx, agent, request, step)
 
 

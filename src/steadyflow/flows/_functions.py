@@ -83,20 +83,21 @@ def assign_call_ids(calls: list[FunctionCall], given: list[tuple[str, str]]) -> 
 
 
 def prepare_calls(
-    event: Event, tools: Mapping[str, BaseTool], given: list[tuple[str, str]] | None = None
-) -> list[FunctionCall]:
-    """Ready a complete event's calls before it is stored (in place); returns them.
+    event: Event,
+    calls: list[FunctionCall],
+    tools: Mapping[str, BaseTool],
+    given: list[tuple[str, str]] | None = None,
+) -> None:
+    """Ready a complete event's calls (``event.get_function_calls()``) before it is stored.
 
     Calls without an id get a client-side one (the one a partial event of the
     same call showed, see ``assign_call_ids``); calls of long-running tools
     are listed in ``long_running_tool_ids`` (left None when there are none).
     """
-    calls = event.get_function_calls()
     assign_call_ids(calls, [] if given is None else given)
     long_running = [c.id for c in calls if c.id and (t := tools.get(c.name)) and t.is_long_running]
     if long_running:
         event.long_running_tool_ids = long_running
-    return calls
 
 
 def _as_response_dict(value: Any) -> dict[str, Any]:

@@ -57,7 +57,8 @@ async def run_live(
             event = response_to_event(agent, ctx, response, None)
             if event is None:
                 continue
-            calls = [] if event.partial else prepare_calls(event, tools)
+            calls = [] if event.partial else event.get_function_calls()
+            prepare_calls(event, calls, tools)
             yield event
             if not calls:
                 continue

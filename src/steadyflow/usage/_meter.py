@@ -85,8 +85,11 @@ class UsageMeter:
         self._stored: dict[str, Any] | None = None  # ``stored()`` until the totals change
         limited_cost = self.limits is not None and self.limits.max_cost is not None
         self._needs_price = limited_cost or (spend is not None and spend.needs_cost)
-        self.checks_attempts = self.limits is not None or spend is not None
+
+    @property
+    def checks_attempts(self) -> bool:
         """Whether an attempt must be admitted first (a usage or spend limit applies)."""
+        return self.limits is not None or self.spend is not None
 
     @property
     def totals(self) -> UsageTotals:
