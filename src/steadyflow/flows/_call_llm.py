@@ -28,7 +28,6 @@ from ..models.llm_response import LlmResponse
 from ..retry._executor import generate_with_retries
 from ..run_config import StreamingMode
 from ..trace_record import StepTrace
-from ..usage._call import MeteredCall
 from ._callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
@@ -84,6 +83,8 @@ def _call_model(
     observer = ctx.trace.model_call(
         step,
         request,
+        ctx.usage,
+        ctx.budget.increment,  # ``ctx.increment_llm_call_count``, one frame less per attempt
         provider=llm.provider,
         model=request.model or llm.model,
         conversation_id=ctx.session.id,
@@ -91,18 +92,15 @@ def _call_model(
         agent_name=agent.name,
         parent=ctx.agent_span,
     )
-    metered = MeteredCall(
-        observer, ctx.usage, request, step, ctx.increment_llm_call_count, agent.name
-    )
     return generate_with_retries(
         llm,
         request,
         stream=ctx.run_config.streaming_mode is StreamingMode.SSE,
         config=ctx.run_config.retry_config,
-        before_attempt=metered.before_attempt,
+        before_attempt=observer.before_attempt,
         agent_name=agent.name,
         invocation_id=ctx.invocation_id,
-        observer=metered,
+        observer=observer,
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from .. import telemetry
 from .._aio import aclose
 from ..models.llm_response import LlmResponse
+from ..telemetry._api import noop_child
 from ._policy import RetryDecision, RetryDetails
 
 if TYPE_CHECKING:
@@ -89,6 +90,10 @@ class CallSpans:
 
     def call_started(self, provider: str, model: str) -> None:
         """Open the ``call_llm`` span (a non-recording span without an SDK)."""
+        noop = noop_child(self._parent)  # asked first: the span helper's frame is saved
+        if noop is not None:
+            self.call_span, self.traced = noop, False
+            return
         span = telemetry.start_llm_call_span(
             model=model, provider=provider, agent_name=self._agent_name, parent=self._parent
         )

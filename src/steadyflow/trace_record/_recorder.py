@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import telemetry
 from ..errors import LlmCallsLimitExceededError, error_chain
-from ..retry._observer import CallSpans, Responses
+from ..retry._observer import Responses
 from ..telemetry import _metrics
+from ..usage._call import MeteredCall
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from ..models.llm_request import LlmRequest
     from ..models.llm_response import LlmResponse
     from ..retry._policy import RetryDecision, RetryDetails
+    from ..usage._meter import UsageMeter
 
 __all__ = ["InvocationRecorder", "ModelCallRecorder", "ToolCallScope"]
 
@@ -106,6 +108,8 @@ class InvocationRecorder:
         self,
         step: StepTrace | None,
         request: LlmRequest,
+        meter: UsageMeter,
+        count_attempt: Callable[[], None],
         *,
         provider: str,
         model: str,
@@ -114,7 +118,10 @@ class InvocationRecorder:
         agent_name: str = "",
         parent: Span | None = None,
     ) -> ModelCallRecorder:
-        """The observer for one logical model call of ``step``, its spans under ``parent``."""
+        """The observer for one logical model call of ``step``, its spans under ``parent``.
+
+        It meters the call too (``meter``, ``count_attempt``: see ``MeteredCall``).
+        """
         if step is None:
             step = StepTrace(0, "", self.now())
         step.model = model
@@ -122,6 +129,8 @@ class InvocationRecorder:
             self,
             step,
             request,
+            meter,
+            count_attempt,
             provider,
             model,
             conversation_id,
@@ -204,11 +213,12 @@ def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
         step.attempts[-1].outcome = f"stopped by {trace.error_type or trace.status}"
 
 
-class ModelCallRecorder(CallSpans):
-    """Observes one logical model call: its spans, attempts, waits, the response.
+class ModelCallRecorder(MeteredCall):
+    """Observes one logical model call: its spans, usage, attempts, waits, the response.
 
-    The retry loop's one observer: ``CallSpans`` owns the spans, this adds
-    the stored trace and the metrics.
+    The retry loop's one observer: ``CallSpans`` owns the spans,
+    ``MeteredCall`` the usage meter's work, this adds the stored trace and
+    the metrics.
     """
 
     __slots__ = (
@@ -220,7 +230,6 @@ class ModelCallRecorder(CallSpans):
         "_paced",
         "_provider",
         "_recorder",
-        "_request",
         "_respect_retry_after",
         "step",
     )
@@ -230,6 +239,8 @@ class ModelCallRecorder(CallSpans):
         recorder: InvocationRecorder,
         step: StepTrace,
         request: LlmRequest,
+        meter: UsageMeter,
+        count_attempt: Callable[[], None],
         provider: str,
         model: str,
         conversation_id: str,
@@ -237,8 +248,8 @@ class ModelCallRecorder(CallSpans):
         agent_name: str = "",
         parent: Span | None = None,
     ) -> None:
-        super().__init__(agent_name, parent)
-        self._recorder, self.step, self._request = recorder, step, request
+        MeteredCall.__init__(self, meter, request, step, count_attempt, agent_name, parent)
+        self._recorder, self.step = recorder, step
         self._provider, self._model = provider, model
         self._conversation_id = conversation_id
         self._respect_retry_after = respect_retry_after
@@ -249,7 +260,7 @@ class ModelCallRecorder(CallSpans):
 
     def call_started(self, provider: str, model: str) -> None:
         """Open the ``call_llm`` span, with the call's facts and input when it records."""
-        CallSpans.call_started(self, provider, model)
+        MeteredCall.call_started(self, provider, model)
         span = self.call_span
         if self.traced and span is not None and span.is_recording():
             telemetry.set_call_facts(
@@ -266,7 +277,7 @@ class ModelCallRecorder(CallSpans):
         if self._paced is not None:
             self._attempt.paced, self._paced = self._paced, None
         self.step.attempts.append(self._attempt)
-        return CallSpans.attempt_started(self, attempt, delay, responses)
+        return MeteredCall.attempt_started(self, attempt, delay, responses)
 
     def attempt_paced(self, seconds: float) -> None:
         """The next attempt waits ``seconds`` for the pacer: its trace says so."""
@@ -302,13 +313,16 @@ class ModelCallRecorder(CallSpans):
 
     def response_received(self, response: LlmResponse) -> None:
         """A response reached the flow; the complete one ends the attempt."""
+        usage = response.usage_metadata
+        if usage is not None:  # what ``MeteredCall.response_received`` keeps, without its frame
+            self._usage = usage
         if response.partial:
             return
         now = self._recorder.now()
         attempt = self._attempt
         if attempt is not None and attempt.end is None:
             attempt.end, attempt.status = now, "ok"
-        step, usage = self.step, response.usage_metadata
+        step = self.step
         step.finish_reason = response.finish_reason
         input_tokens = output_tokens = None
         if usage is not None:

@@ -1,7 +1,9 @@
 """``MeteredCall``: one logical model call seen by the usage meter.
 
-The flow's seam into the retry loop: it wraps the call's attempt observer
-(the trace recorder) and gives the loop its ``before_attempt``. Before each
+The flow's seam into the retry loop: the call's attempt observer (the spans
+of ``CallSpans``, plus the metering; the trace recorder extends it) and the
+loop's ``before_attempt``. One object, not a wrapper around the recorder:
+each hook is one call, not one per layer. Before each
 attempt it asks the meter to admit the attempt's estimate, then counts the
 attempt against ``max_llm_calls`` (a refused attempt is not counted: it was
 never sent). As the attempt runs it keeps the last usage a response carried;
@@ -20,14 +22,15 @@ from .. import telemetry
 from ..errors import error_chain
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from ..retry._observer import AttemptObserver, Responses
+from ..retry._observer import CallSpans, Responses
 from ..telemetry import _metrics
 from ..types import UsageMetadata
 from ._estimate import Estimate, estimate_request
 from ._meter import UsageMeter
 
 if TYPE_CHECKING:
-    from ..retry._policy import RetryDecision, RetryDetails
+    from opentelemetry.trace import Span
+
     from ..trace_record import StepTrace
 
 __all__ = ["MeteredCall", "usage_of_error"]
@@ -44,29 +47,27 @@ def usage_of_error(error: BaseException | None) -> UsageMetadata | None:
     return None
 
 
-class MeteredCall:
-    """See the module docstring; an ``AttemptObserver`` around ``inner``.
+class MeteredCall(CallSpans):
+    """See the module docstring; ``CallSpans`` with the usage meter's work per attempt.
 
     Args:
-        inner: the call's observer (spans, stored trace, metrics).
         meter: the invocation's meter.
         request: the request, the same on every attempt.
         step: the trace step of the call (None outside a step).
         count_attempt: counts one attempt against ``max_llm_calls``.
-        agent_name: the calling agent, for error messages.
+        agent_name: the calling agent, for error messages and spans.
+        parent: the span to open the call span under; ``None`` uses the current context.
     """
 
     __slots__ = (
-        "_agent_name",
-        "_attempt",
         "_call_cost",
         "_count_attempt",
         "_estimate",
         "_hold",
-        "_inner",
         "_meter",
-        "_model",
-        "_provider",
+        "_metered_attempt",
+        "_metered_model",
+        "_metered_provider",
         "_request",
         "_step",
         "_usage",
@@ -74,17 +75,18 @@ class MeteredCall:
 
     def __init__(
         self,
-        inner: AttemptObserver,
         meter: UsageMeter,
         request: LlmRequest,
         step: StepTrace | None,
         count_attempt: Callable[[], None],
         agent_name: str,
+        parent: Span | None = None,
     ) -> None:
-        self._inner, self._meter, self._request, self._step = inner, meter, request, step
-        self._count_attempt, self._agent_name = count_attempt, agent_name
-        self._provider = self._model = ""
-        self._attempt = 0
+        CallSpans.__init__(self, agent_name, parent)
+        self._meter, self._request, self._step = meter, request, step
+        self._count_attempt = count_attempt
+        self._metered_provider = self._metered_model = ""
+        self._metered_attempt = 0
         self._estimate: Estimate | None = None
         self._usage: UsageMetadata | None = None
         self._hold: Any = None
@@ -93,8 +95,8 @@ class MeteredCall:
     def _describe(self) -> str:
         step = "" if self._step is None or not self._step.number else f", step {self._step.number}"
         return (
-            f"attempt {self._attempt + 1} of the call to {self._provider}:{self._model} "
-            f"(agent {self._agent_name!r}{step})"
+            f"attempt {self._metered_attempt + 1} of the call to "
+            f"{self._metered_provider}:{self._metered_model} (agent {self._agent_name!r}{step})"
         )
 
     def before_attempt(self) -> Awaitable[None] | None:
@@ -113,29 +115,26 @@ class MeteredCall:
         if self._estimate is None:
             self._estimate = estimate_request(self._request)
         self._hold = await self._meter.admit(
-            self._describe(), self._provider, self._model, self._estimate
+            self._describe(), self._metered_provider, self._metered_model, self._estimate
         )
         self._count_attempt()
 
     def call_started(self, provider: str, model: str) -> None:
         """The call to ``model`` starts (a fallback chain starts one per model)."""
-        self._provider, self._model, self._attempt = provider, model, 0
-        self._inner.call_started(provider, model)
-
-    def attempt_paced(self, seconds: float) -> None:
-        """Passed on."""
-        self._inner.attempt_paced(seconds)
+        self._metered_provider, self._metered_model, self._metered_attempt = provider, model, 0
+        CallSpans.call_started(self, provider, model)
 
     def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
         """An attempt starts: no usage seen yet."""
-        self._attempt, self._usage = attempt, None
-        return self._inner.attempt_started(attempt, delay, responses)
+        self._metered_attempt, self._usage = attempt, None
+        if not self.traced:  # no span to open (the check ``CallSpans`` makes, without its frame)
+            return responses
+        return CallSpans.attempt_started(self, attempt, delay, responses)
 
     def response_received(self, response: LlmResponse) -> None:
         """Keep the latest usage the attempt reported."""
         if response.usage_metadata is not None:
             self._usage = response.usage_metadata
-        self._inner.response_received(response)
 
     def attempt_ended(self, error: Exception | None) -> None:
         """Count, price and charge what the attempt used; write it to its trace."""
@@ -145,10 +144,11 @@ class MeteredCall:
         hold = self._hold
         if usage is not None or hold is not None:  # else there is nothing to count
             self._hold = self._usage = None
-            cost = self._meter.record(self._provider, self._model, usage, hold)
+            cost = self._meter.record(self._metered_provider, self._metered_model, usage, hold)
             if usage is not None:
                 self._trace(usage, cost, failed=error is not None)
-        self._inner.attempt_ended(error)
+        if self._attempt_span is not None:  # else ``CallSpans`` has nothing to end
+            CallSpans.attempt_ended(self, error)
 
     def _trace(self, usage: UsageMetadata, cost: Decimal | None, *, failed: bool) -> None:
         step = self._step
@@ -162,17 +162,14 @@ class MeteredCall:
         if cost is not None:
             self._call_cost = (self._call_cost or Decimal(0)) + cost
             if _metrics.metrics_enabled():
-                _metrics.record_cost(self._provider, self._model, cost)
-
-    def attempt_failed(self, details: RetryDetails, decision: RetryDecision) -> None:
-        """Passed on."""
-        self._inner.attempt_failed(details, decision)
+                _metrics.record_cost(self._metered_provider, self._metered_model, cost)
 
     def call_ended(self, attempts: int, error: BaseException | None) -> None:
-        """Put the call's cost on its span, then pass on."""
+        """Put the call's cost on its span, then end the span."""
         if self._call_cost is not None:
-            span = getattr(self._inner, "call_span", None)
+            span = self.call_span
             if span is not None and span.is_recording():
                 span.set_attribute(telemetry.ATTR_USAGE_COST, float(self._call_cost))
             self._call_cost = None
-        self._inner.call_ended(attempts, error)
+        if self.traced:  # else ``CallSpans`` has nothing to end
+            CallSpans.call_ended(self, attempts, error)

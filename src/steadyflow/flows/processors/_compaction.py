@@ -21,7 +21,6 @@ from ...models.llm_request import LlmRequest
 from ...models.llm_response import LlmResponse
 from ...models.registry import LlmRegistry
 from ...retry._executor import generate_with_retries
-from ...retry._observer import CallSpans
 from ...types import Content, GenerateContentConfig, Part
 from ...usage._call import MeteredCall
 
@@ -97,14 +96,7 @@ async def summarize(
     )
     final: LlmResponse | None = None
     # Summaries cost tokens too: metered against the usage and spend limits.
-    metered = MeteredCall(
-        CallSpans(ctx.agent.name),
-        ctx.usage,
-        request,
-        None,
-        ctx.increment_llm_call_count,
-        ctx.agent.name,
-    )
+    metered = MeteredCall(ctx.usage, request, None, ctx.increment_llm_call_count, ctx.agent.name)
     async for response in generate_with_retries(
         llm,
         request,
