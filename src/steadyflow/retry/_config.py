@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ..errors import DEFAULT_RETRYABLE_STATUS_CODES
 from ._protocols import Breaker, Pacer, RetryBudget
@@ -194,6 +194,11 @@ class RetryConfig:
         None, _optional_positive
     )
 
+    bounds_attempts: ClassVar[bool] = False
+    """Whether an attempt runs under a deadline of this config's own (``total_timeout``,
+    ``first_byte_timeout`` or ``stream_idle_timeout``). Derived at construction, not a
+    field: the retry loop asks on every call, and reading the settings costs a frame each."""
+
     def __post_init__(self) -> None:
         _attempts("max_attempts", self.max_attempts)
         _multiplier("multiplier", self.multiplier)
@@ -207,6 +212,12 @@ class RetryConfig:
                 f"max_backoff ({self.max_backoff}) must be >= initial_backoff "
                 f"({self.initial_backoff})"
             )
+        if not (
+            self.total_timeout is None
+            and self.first_byte_timeout is None
+            and self.stream_idle_timeout is None
+        ):
+            object.__setattr__(self, "bounds_attempts", True)  # frozen: set as ``__init__`` does
 
     @classmethod
     def disabled(cls) -> RetryConfig:

@@ -192,15 +192,22 @@ class _RetryLoop:
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
         outcome: Exception | None = None
         try:
-            if guards is None and paced is None:
-                await self._charge()  # nothing else to admit the first attempt
+            if guards is None and paced is None:  # nothing else to admit the first attempt
+                pending = self.before_attempt()  # ``_charge``, inline: no coroutine to make
+                if pending is not None:
+                    await pending
             else:
                 delay = await self._admit_first(guards, paced, start)
+            plain = paced is None and llm.timeout is None and not config.bounds_attempts
             while True:
                 attempt += 1
                 failure: Exception | None = None
                 emitted = finished = False
-                responses = self._attempt(llm, request, model, start, paced)
+                responses = (
+                    llm.generate_content_async(request, stream=self.stream)
+                    if plain  # no deadline to put on the attempt, no pacer to tell
+                    else self._attempt(llm, request, model, start, paced)
+                )
                 responses = observer.attempt_started(attempt, delay, responses)
                 try:
                     async for response in responses:

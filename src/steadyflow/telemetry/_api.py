@@ -138,6 +138,11 @@ def noop_child(parent: Span | None) -> Span | None:
     """
     if parent is NO_SPAN or parent is _noop:
         return parent  # the common case without an SDK: two identity checks
+    if parent is None and not _sdk_seen and _TRACE_API not in sys.modules:
+        # ``tracing_enabled()``'s first test, inline: no API, so no SDK (and no
+        # ``INVALID_SPAN`` to hand out) unless the environment names a provider.
+        if not _in_environment(_TRACER_PROVIDER_ENV):
+            return _noop
     noop = noop_span()
     if parent is None:
         return None if tracing_enabled() else noop
