@@ -9,7 +9,7 @@ yield, and closing the record last, whatever ended the invocation.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._aio import aclose
 from ._response_cap import ResponseMeter
@@ -24,9 +24,12 @@ from .sessions.base import Session
 __all__ = ["Started", "stored_events", "with_plugins"]
 
 
-@dataclass(frozen=True, slots=True)
-class Started:
-    """A started invocation: its session, context, record keeper and the agent's events."""
+class Started(NamedTuple):
+    """A started invocation: its session, context, record keeper and the agent's events.
+
+    A named tuple rather than a frozen dataclass: made once per invocation
+    and unpacked at once, it costs no ``object.__setattr__`` per field.
+    """
 
     session: Session
     ctx: InvocationContext
@@ -49,7 +52,7 @@ async def stored_events(
     started = await start()
     if started is None:
         return
-    session, ctx, keeper, events = started.session, started.ctx, started.keeper, started.events
+    session, ctx, keeper, events = started
     on_event = plugins.hooks("on_event_callback")
     error: BaseException | None = None
     limit = max_response_bytes

@@ -25,6 +25,7 @@ and the record then closes ``WAITING`` instead of ``COMPLETED``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -73,10 +74,13 @@ class RecordKeeper:
         renewer: keeps the lease while the record is quiet (the runner's).
         clock: wall-clock seconds (injectable for tests).
 
-    Writes take the lock one at a time (a renewal or a parallel result may be
-    under way). The per-event paths (``append``, ``begin``, ``close``) call
-    ``acquire`` and ``release`` rather than ``async with``: 1.1k instructions
-    against 5.8k per write (callgrind), two or five writes a turn.
+    Writes take a lock one at a time (a renewal or a parallel result may be
+    under way) when the store's writes may suspend; a store whose writes
+    never do (``writes_may_suspend`` False: the in-memory one) needs none, as
+    no write can start while another is under way. The per-event paths
+    (``append``, ``begin``, ``close``) call ``acquire`` and ``release`` rather
+    than ``async with``: 1.1k instructions against 5.8k per write
+    (callgrind), two or five writes a turn.
     """
 
     def __init__(
@@ -92,7 +96,7 @@ class RecordKeeper:
         self.service, self.record, self.budget = service, record, budget
         self.usage = usage
         self._lease, self._renewer, self._clock = lease_seconds, renewer, clock
-        self._lock = asyncio.Lock()  # parallel tool results write one at a time
+        self._lock = asyncio.Lock() if service.writes_may_suspend else None
         self.written_at = 0.0
         self._waiting = False  # a pause event was stored: the record closes WAITING
         self._unwritten: set[str] = set()  # journaled results not yet stored
@@ -104,7 +108,7 @@ class RecordKeeper:
 
     async def renew(self) -> bool:
         """Push the lease forward; False once another process has taken the invocation."""
-        async with self._lock:
+        async with self._turn():
             try:
                 await self._write()
             except StaleInvocationError:
@@ -121,6 +125,10 @@ class RecordKeeper:
                     error,
                 )
             return True
+
+    def _turn(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """The lock, as ``async with`` takes it (no lock: nothing to wait for)."""
+        return self._lock if self._lock is not None else contextlib.nullcontext()
 
     def _refresh(self) -> None:
         self.written_at = now = self._clock()
@@ -140,7 +148,9 @@ class RecordKeeper:
 
     async def append(self, session: Session, event: Event) -> Event:
         """Store ``event`` and the record in one commit; returns the event as stored."""
-        await self._lock.acquire()  # see the class docstring
+        lock = self._lock
+        if lock is not None:
+            await lock.acquire()  # see the class docstring
         try:
             journal = self.record.journal
             if journal:  # most turns journal nothing: no response to look up
@@ -152,7 +162,8 @@ class RecordKeeper:
             self._refresh()
             return await self.service.append_event_and_record(session, event, self.record)
         finally:
-            self._lock.release()
+            if lock is not None:
+                lock.release()
 
     async def _write(self) -> None:
         self._refresh()
@@ -160,7 +171,9 @@ class RecordKeeper:
 
     async def begin(self, calls: list[FunctionCall]) -> None:
         """Mark the calls that have no entry yet (or only an answer) as started (one write)."""
-        await self._lock.acquire()  # see the class docstring
+        lock = self._lock
+        if lock is not None:
+            await lock.acquire()  # see the class docstring
         try:
             journal = self.record.journal
             fresh = False
@@ -175,7 +188,8 @@ class RecordKeeper:
             if fresh:
                 await self._write()
         finally:
-            self._lock.release()
+            if lock is not None:
+                lock.release()
 
     def known(self, call: FunctionCall, *, idempotent: bool) -> KnownOutcome | None:
         """A finished call's stored result; an interrupted response for one cut short."""
@@ -215,7 +229,7 @@ class RecordKeeper:
         }
         self._unwritten.add(call.id)
         await asyncio.sleep(0)  # let siblings finishing now join this write
-        async with self._lock:
+        async with self._turn():
             if call.id not in self._unwritten:
                 return  # a sibling's write stored it
             flushed, self._unwritten = self._unwritten, set()
@@ -234,7 +248,9 @@ class RecordKeeper:
     async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
         """Close the record (status, calls, trace); a refused write only logs."""
         self._renewer.discard(self)
-        await self._lock.acquire()  # see the class docstring
+        lock = self._lock
+        if lock is not None:
+            await lock.acquire()  # see the class docstring
         try:
             if self.usage is not None:
                 self.record.usage = self.usage.stored()
@@ -257,4 +273,5 @@ class RecordKeeper:
                     store_error,
                 )
         finally:
-            self._lock.release()
+            if lock is not None:
+                lock.release()

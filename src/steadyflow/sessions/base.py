@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 import uuid
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,7 +80,16 @@ def apply_event_locally(session: Session, event: Event) -> Event:
 
 
 class BaseSessionService(ABC):
-    """Creates, loads, lists, deletes sessions and appends events to them."""
+    """Creates, loads, lists, deletes sessions and appends events to them.
+
+    Attributes:
+        writes_may_suspend: whether a write (an append, a record write) may
+            wait on I/O before it returns. True unless a store knows better;
+            the record keeper serializes an invocation's writes only when it
+            is (a write that never suspends cannot interleave with another).
+    """
+
+    writes_may_suspend: ClassVar[bool] = True
 
     @abstractmethod
     async def create_session(

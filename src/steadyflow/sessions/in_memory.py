@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import SessionError, StaleInvocationError, StaleSessionError
 from ..events import Event
@@ -27,10 +27,16 @@ __all__ = ["InMemorySessionService"]
 
 @dataclass(eq=False, slots=True)
 class _Stored:
-    """One stored session: ``identity`` (id, app, user; copied on load) and what appends change."""
+    """One stored session: ``identity`` (id, app, user; copied on load) and what appends change.
+
+    ``app_state`` and ``user_state`` are the store's dicts of the session's
+    app and user, shared with its other sessions (made once, never replaced).
+    """
 
     identity: Session
     state: dict[str, Any]
+    app_state: dict[str, Any]
+    user_state: dict[str, Any]
     updated: float
     revision: int = 0
     events: list[Event] = field(default_factory=lambda: [])
@@ -39,7 +45,19 @@ class _Stored:
 
 
 class InMemorySessionService(BaseSessionService):
-    """Sessions held in this process's memory; lost when it exits."""
+    """Sessions held in this process's memory; lost when it exits.
+
+    Its writes never suspend (``writes_may_suspend`` is False). A subclass
+    may override them with ones that do, so it counts as suspending unless
+    its own class body says otherwise.
+    """
+
+    writes_may_suspend: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "writes_may_suspend" not in cls.__dict__:
+            cls.writes_may_suspend = True
 
     def __init__(self) -> None:
         self._sessions: dict[tuple[str, str, str], _Stored] = {}
@@ -60,10 +78,13 @@ class InMemorySessionService(BaseSessionService):
         if key in self._sessions:
             raise SessionError(f"session {sid!r} already exists for app {app_name!r}")
         scoped = split_delta(state or {})
-        self._app_state.setdefault(app_name, {}).update(scoped.app)
-        self._user_state.setdefault((app_name, user_id), {}).update(scoped.user)
+        app_state = self._app_state.setdefault(app_name, {})
+        app_state.update(scoped.app)
+        user_state = self._user_state.setdefault((app_name, user_id), {})
+        user_state.update(scoped.user)
         identity = Session(id=sid, app_name=app_name, user_id=user_id)
-        stored = self._sessions[key] = _Stored(identity, scoped.session, time.time())
+        stored = _Stored(identity, scoped.session, app_state, user_state, time.time())
+        self._sessions[key] = stored
         return self._copy(stored)
 
     async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
@@ -176,12 +197,8 @@ class InMemorySessionService(BaseSessionService):
     def _store_delta(self, stored: _Stored, delta: dict[str, Any]) -> None:
         scoped = split_delta(delta)
         stored.state.update(scoped.session)
-        identity = stored.identity
-        if scoped.app:
-            self._app_state.setdefault(identity.app_name, {}).update(scoped.app)
-        if scoped.user:
-            key = (identity.app_name, identity.user_id)
-            self._user_state.setdefault(key, {}).update(scoped.user)
+        stored.app_state.update(scoped.app)
+        stored.user_state.update(scoped.user)
 
     def _copy(self, stored: _Stored, *, with_events: bool = True) -> Session:
         """The caller's copy: its own state (the session's, app's and user's keys) and events.
@@ -189,16 +206,10 @@ class InMemorySessionService(BaseSessionService):
         ``model_copy`` of the identity validates nothing (a constructor would
         check every event again: twice the cost for a 200-event session).
         """
-        identity = stored.identity
-        state = dict(stored.state)
-        for k, v in self._app_state.get(identity.app_name, {}).items():
-            state[k] = v
-        for k, v in self._user_state.get((identity.app_name, identity.user_id), {}).items():
-            state[k] = v
         update = {
-            "state": state,
+            "state": {**stored.state, **stored.app_state, **stored.user_state},
             "events": list(stored.events) if with_events else [],
             "revision": stored.revision,
             "last_update_time": stored.updated,
         }
-        return identity.model_copy(update=update)
+        return stored.identity.model_copy(update=update)
