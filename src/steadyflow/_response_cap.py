@@ -19,33 +19,11 @@ from __future__ import annotations
 
 from .errors import ModelResponseTooLargeError
 from .events import Event
-from .types import Content
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "ResponseMeter", "checked_limit"]
 
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 """The runner's default bound on one model response: 8 MiB."""
-
-
-def _response_size(content: Content) -> int | None:
-    """About how many bytes a model response carries (text, inline bytes, call arguments).
-
-    None for tool results (not a model's answer).
-
-    One pass over the parts, in one frame: the runner asks for every event,
-    each streamed chunk included.
-    """
-    size = 0
-    for part in content.parts:
-        if part.function_response is not None:
-            return None
-        if part.text is not None:
-            size += len(part.text)
-        if part.inline_data is not None:
-            size += len(part.inline_data.data or b"")
-        if part.function_call is not None:
-            size += len(str(part.function_call.args))
-    return size
 
 
 def checked_limit(limit: int | None) -> int | None:
@@ -63,11 +41,26 @@ class ResponseMeter:
         self._streamed = 0
 
     def check(self, event: Event) -> None:
-        """Count ``event``; raise ``ModelResponseTooLargeError`` once a response is too big."""
+        """Count ``event``; raise ``ModelResponseTooLargeError`` once a response is too big.
+
+        A response's size is about how many bytes it carries: text, inline
+        bytes, call arguments. Tool results are not a model's answer: not
+        counted. Measured here, in one pass and one frame: the runner asks for
+        every event, each streamed chunk included.
+        """
         content = event.content
-        size = None if content is None else _response_size(content)
-        if size is None:
+        if content is None:
             return
+        size = 0
+        for part in content.parts:
+            if part.function_response is not None:
+                return
+            if part.text is not None:
+                size += len(part.text)
+            if part.inline_data is not None:
+                size += len(part.inline_data.data or b"")
+            if part.function_call is not None:
+                size += len(str(part.function_call.args))
         if event.partial:
             self._streamed += size
             size = self._streamed

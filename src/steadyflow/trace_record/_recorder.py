@@ -73,20 +73,26 @@ class InvocationRecorder:
         self._origin = self._clock() - max(0.0, wall_now - earlier.started_at)
 
     def now(self) -> float:
-        """Seconds since the invocation started (rounded only when the trace is finished)."""
-        return self._clock() - self._origin
+        """Seconds since the invocation started, to the microsecond (as the trace keeps them).
+
+        Rounded as read, so ``finish`` has no time to round again.
+        """
+        return round(self._clock() - self._origin, _DIGITS)
 
     def start_step(self, agent_name: str, path: list[str] | None = None) -> StepTrace:
         """Open the next step, run by ``agent_name`` (at ``path`` in the agent tree)."""
         step = StepTrace(
-            len(self.trace.steps) + 1, agent_name, self._clock() - self._origin, path=path
+            len(self.trace.steps) + 1,
+            agent_name,
+            round(self._clock() - self._origin, _DIGITS),  # ``now()``, without its frame
+            path=path,
         )
         self.trace.steps.append(step)
         return step
 
     def end_step(self, step: StepTrace) -> None:
         """Close ``step``."""
-        step.end = self._clock() - self._origin
+        step.end = round(self._clock() - self._origin, _DIGITS)  # ``now()``, without its frame
 
     def end_agent_span(
         self, span: Span, agent_name: str, first_step: int, budget_used: int, budget_limit: int
@@ -178,7 +184,7 @@ class InvocationRecorder:
                 _metrics.record_budget_exhausted(agent_name)
         for step in trace.steps:
             _close_step(step, trace, now)
-        trace.duration = round(now, _DIGITS)
+        trace.duration = now
         return trace
 
 
@@ -188,29 +194,26 @@ def _calls_exhausted(error: BaseException) -> bool:
 
 
 def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
-    """Totals, rounded times, and the records the invocation's end cut short."""
-    end = now if step.end is None else step.end
-    step.start, step.end = round(step.start, _DIGITS), round(end, _DIGITS)
+    """Totals, and the records the invocation's end cut short (times are rounded already)."""
+    if step.end is None:
+        step.end = now
     trace.input_tokens += step.input_tokens or 0
     trace.output_tokens += step.output_tokens or 0
-    costs = [a.cost for a in step.attempts if a.cost is not None]
-    if costs:
-        step.cost = sum(costs, Decimal(0))
-        trace.cost = step.cost + (trace.cost or 0)
     for tool in step.tools:
         if tool.end is None:
             tool.end, tool.status = now, "cancelled"
-        tool.start, tool.end = round(tool.start, _DIGITS), round(tool.end, _DIGITS)
+    cost: Decimal | None = None
+    attempt = None
     for attempt in step.attempts:
         if attempt.end is None:
             attempt.end, attempt.status = now, "cancelled"
-        attempt.start, attempt.end = round(attempt.start, _DIGITS), round(attempt.end, _DIGITS)
-        if attempt.delay:
-            attempt.delay = round(attempt.delay, _DIGITS)
-        if attempt.paced is not None:
-            attempt.paced = round(attempt.paced, _DIGITS)
-    if step.attempts and step.attempts[-1].outcome == "retry":  # the retry never started
-        step.attempts[-1].outcome = f"stopped by {trace.error_type or trace.status}"
+        if attempt.cost is not None:
+            cost = (Decimal(0) if cost is None else cost) + attempt.cost
+    if cost is not None:
+        step.cost = cost
+        trace.cost = cost + (trace.cost or 0)
+    if attempt is not None and attempt.outcome == "retry":  # the last retry never started
+        attempt.outcome = f"stopped by {trace.error_type or trace.status}"
 
 
 class ModelCallRecorder(MeteredCall):
@@ -273,9 +276,10 @@ class ModelCallRecorder(MeteredCall):
         now = self._recorder.now()
         if attempt == 1:
             self._call_start = now
-        self._attempt = AttemptTrace(attempt, now, delay, self._hint_set_delay)
+        waited = round(delay, _DIGITS) if delay else delay  # to the microsecond, as every time
+        self._attempt = AttemptTrace(attempt, now, waited, self._hint_set_delay)
         if self._paced is not None:
-            self._attempt.paced, self._paced = self._paced, None
+            self._attempt.paced, self._paced = round(self._paced, _DIGITS), None
         self.step.attempts.append(self._attempt)
         return MeteredCall.attempt_started(self, attempt, delay, responses)
 

@@ -78,7 +78,7 @@ class UsageMeter:
     ) -> None:
         self.limits = None if limits is None or limits.is_empty else limits
         self.spend = spend
-        self._totals = totals if totals is not None else UsageTotals()
+        self._totals = totals  # made at the first counted attempt (most turns count none)
         self._prices = prices
         self._price_cache: dict[tuple[str, str], Price | None] = {}
         self._pending: set[asyncio.Task[None]] = set()
@@ -94,6 +94,8 @@ class UsageMeter:
     @property
     def totals(self) -> UsageTotals:
         """What the invocation used so far (a resumed one: from before as well)."""
+        if self._totals is None:
+            self._totals = UsageTotals()
         return self._totals
 
     @totals.setter
@@ -114,7 +116,7 @@ class UsageMeter:
         on every write. Treat the dict as read-only (it is handed out again).
         """
         if self._stored is None:
-            data = self._totals.to_dict()
+            data = {} if self._totals is None else self._totals.to_dict()
             if self.limits is not None:
                 data["limits"] = self.limits.to_dict()
             self._stored = data
