@@ -149,10 +149,11 @@ class BaseLlmFlow:
         return partial, []
 
     async def preprocess(self, agent: FlowAgent, ctx: InvocationContext) -> LlmRequest:
-        """Build this step's request with the request processors."""
+        """Build this step's request with the request processors (``apply``, else ``process``)."""
         request = LlmRequest()
         for processor in self.request_processors:
-            request = await processor.process(agent, ctx, request)
+            built = processor.apply(agent, ctx, request)
+            request = built if built is not None else await processor.process(agent, ctx, request)
         return request
 
     def postprocess(

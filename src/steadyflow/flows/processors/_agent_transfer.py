@@ -26,6 +26,10 @@ class AgentTransferProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Add the transfer instructions when there is anyone to transfer to."""
+        return AgentTransferProcessor.apply(self, agent, ctx, request)
+
+    def apply(self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+        """``process``'s work (it never waits)."""
         targets = agent.transfer_targets()
         if not targets:
             return request

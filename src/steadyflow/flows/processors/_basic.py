@@ -21,6 +21,10 @@ class BasicProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Set the model name and a private copy of the generation config."""
+        return BasicProcessor.apply(self, agent, ctx, request)
+
+    def apply(self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+        """``process``'s work (it never waits)."""
         request.model = agent.canonical_model.model
         if agent.generate_content_config is not None:
             request.config = agent.generate_content_config.model_copy(deep=True)

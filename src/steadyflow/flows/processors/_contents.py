@@ -128,6 +128,9 @@ class ContentsProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Set the contents the agent sees."""
+        built = ContentsProcessor.apply(self, agent, ctx, request)
+        if built is not None:
+            return built
         events = ctx.session.events
         policy = agent.history
         if agent.include_contents == "none":
@@ -137,17 +140,28 @@ class ContentsProcessor(RequestProcessor):
                 warn_if_over(ctx, policy, request, tokens)
             return request
         cached = self._converted(ctx, agent.name, policy)
-        if cached.history is None:
-            contents = cached.contents
-            request.contents = (
-                pair_function_responses(contents) if cached.unpaired else list(contents)
-            )
-            return request
-        window, tokens = await history_contents(
-            ctx, cached.history, cached.contents, agent.canonical_model
-        )
+        history = cached.history
+        assert history is not None  # without a policy, ``apply`` did the work
+        model = agent.canonical_model
+        window, tokens = await history_contents(ctx, history, cached.contents, model)
         request.contents = self._paired(window)
-        warn_if_over(ctx, cached.history.policy, request, tokens)
+        warn_if_over(ctx, history.policy, request, tokens)
+        return request
+
+    def apply(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest | None:
+        """``process``'s work for the whole history; None with a policy or ``"none"``."""
+        if agent.history is not None or agent.include_contents == "none":
+            return None
+        cached = self._converted(ctx, agent.name, None)
+        contents = cached.contents
+        if cached.unpaired:
+            request.contents = pair_function_responses(contents)
+        elif request.contents:  # a processor before this one put some there: replaced
+            request.contents = list(contents)
+        else:  # the request's own new list, filled: no pydantic setattr per step
+            request.contents.extend(contents)
         return request
 
     def _converted(

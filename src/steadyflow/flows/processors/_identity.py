@@ -21,6 +21,10 @@ class IdentityProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Add one identity paragraph."""
+        return IdentityProcessor.apply(self, agent, ctx, request)
+
+    def apply(self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+        """``process``'s work (it never waits)."""
         text = f'You are an agent. Your internal name is "{agent.name}".'
         if agent.description:
             text += f' The description about you is "{agent.description}".'

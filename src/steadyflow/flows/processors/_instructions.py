@@ -74,3 +74,18 @@ class InstructionsProcessor(RequestProcessor):
         if texts:
             request.append_instructions(texts)
         return request
+
+    def apply(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest | None:
+        """``process``'s work for templates; None when an instruction is a function."""
+        own, shared = agent.instruction, agent.global_instruction_of_tree()
+        if callable(own) or callable(shared):
+            return None
+        texts: list[str] = []
+        for text in (shared, own):  # a loop: a comprehension is one more frame per step
+            if text:
+                texts.append(fill_template(text, ctx.session.state, agent.name))
+        if texts:
+            request.append_instructions(texts)
+        return request

@@ -21,6 +21,10 @@ class OutputSchemaProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Attach the JSON schema (computed once per agent)."""
+        return OutputSchemaProcessor.apply(self, agent, ctx, request)
+
+    def apply(self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest) -> LlmRequest:
+        """``process``'s work (it never waits)."""
         schema = agent.output_json_schema
         if schema is not None:
             request.set_output_schema(schema)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ...context import InvocationContext, ReadonlyContext
 from ...models.llm_request import LlmRequest
 from ...tools.base_tool import BaseTool
+from ...types import FunctionDeclaration
 from ._base import RequestProcessor
 
 if TYPE_CHECKING:
@@ -73,4 +74,19 @@ class ToolsProcessor(RequestProcessor):
             tools.update(await ask_toolsets(agent, ctx, tools))
         if tools:
             request.append_tools([tool.declaration() for tool in tools.values()])
+        return request
+
+    def apply(
+        self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> LlmRequest | None:
+        """``process``'s work without toolsets; None when there are toolsets to ask."""
+        if agent.toolsets:
+            return None
+        tools = agent.flow.tools_for(agent)
+        if tools:
+            # A loop: a comprehension is one more frame per step.
+            declarations: list[FunctionDeclaration] = []
+            for tool in tools.values():
+                declarations.append(tool.declaration())
+            request.append_tools(declarations)
         return request
