@@ -48,14 +48,7 @@ class _ModelCallbacks:
 
     @classmethod
     def of(cls, ctx: InvocationContext, agent: FlowAgent) -> _ModelCallbacks | None:
-        """The call's callbacks; None when none apply (then nothing is chained)."""
-        if not (
-            ctx.plugins.plugins
-            or agent.before_model_callbacks
-            or agent.after_model_callbacks
-            or agent.on_model_error_callbacks
-        ):
-            return None
+        """The call's callbacks (asked once a plugin or callback is set); None if none apply."""
         callbacks = cls(
             chained(ctx, "before_model_callback", agent.before_model_callbacks),
             chained(ctx, "after_model_callback", agent.after_model_callbacks),
@@ -119,9 +112,15 @@ def call_llm(
     loop's generator itself: a layer with nothing to do would cost on every
     response.
     """
-    callbacks = _ModelCallbacks.of(ctx, agent)
-    if callbacks is not None:
-        return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
+    if (
+        ctx.plugins.plugins
+        or agent.before_model_callbacks
+        or agent.after_model_callbacks
+        or agent.on_model_error_callbacks
+    ):
+        callbacks = _ModelCallbacks.of(ctx, agent)
+        if callbacks is not None:
+            return _call_with_callbacks(ctx, agent, request, callback_context, step, callbacks)
     return _call_model(ctx, agent, request, step)
 
 

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import telemetry
 from ..errors import LlmCallsLimitExceededError, error_chain
-from ..retry._observer import Responses
+from ..retry._observer import CallSpans, Responses
 from ..telemetry import _metrics
+from ..telemetry._api import NO_SPAN, noop_child
 from ..usage._call import MeteredCall
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 
@@ -98,6 +99,8 @@ class InvocationRecorder:
         self, span: Span, agent_name: str, first_step: int, budget_used: int, budget_limit: int
     ) -> None:
         """End an ``invoke_agent`` span with its run's steps (from index ``first_step``)."""
+        if span is NO_SPAN:
+            return  # no SDK, no API: nothing to end (and no frame to ask)
         if not span.is_recording():
             span.end()
             return
@@ -157,7 +160,11 @@ class InvocationRecorder:
         record = ToolTrace(name, call_id, self.now(), server=server)
         if step is not None:
             step.tools.append(record)
-        return ToolCallScope(self, record, telemetry.start_tool_span(name, call_id, parent=parent))
+        noop = noop_child(parent)  # asked first: the span helper's frame is saved
+        if noop is not None:
+            return ToolCallScope(self, record, noop, traced=False)
+        span = telemetry.start_tool_span(name, call_id, parent=parent)
+        return ToolCallScope(self, record, span, traced=span.get_span_context().is_valid)
 
     def finish(
         self,
@@ -281,7 +288,9 @@ class ModelCallRecorder(MeteredCall):
         if self._paced is not None:
             self._attempt.paced, self._paced = round(self._paced, _DIGITS), None
         self.step.attempts.append(self._attempt)
-        return MeteredCall.attempt_started(self, attempt, delay, responses)
+        if not self.traced:  # no span to open (the check ``CallSpans`` makes, without its frame)
+            return responses
+        return CallSpans.attempt_started(self, attempt, delay, responses)
 
     def attempt_paced(self, seconds: float) -> None:
         """The next attempt waits ``seconds`` for the pacer: its trace says so."""
@@ -358,9 +367,11 @@ class ToolCallScope(AbstractContextManager["ToolCallScope"]):
 
     __slots__ = ("_activation", "_recorder", "record", "span")
 
-    def __init__(self, recorder: InvocationRecorder, record: ToolTrace, span: Span) -> None:
+    def __init__(
+        self, recorder: InvocationRecorder, record: ToolTrace, span: Span, *, traced: bool
+    ) -> None:
         self._recorder, self.record, self.span = recorder, record, span
-        self._activation = telemetry.activate(span) if span.get_span_context().is_valid else None
+        self._activation = telemetry.activate(span) if traced else None
 
     def __enter__(self) -> ToolCallScope:
         if self._activation is not None:

@@ -22,7 +22,7 @@ from .. import telemetry
 from ..errors import error_chain
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from ..retry._observer import CallSpans, Responses
+from ..retry._observer import CallSpans
 from ..telemetry import _metrics
 from ..types import UsageMetadata
 from ._estimate import Estimate, estimate_request
@@ -117,19 +117,13 @@ class MeteredCall(CallSpans):
         self._hold = await self._meter.admit(
             self._describe(), self._metered_provider, self._metered_model, self._estimate
         )
+        self._metered_attempt += 1  # counted here, where it is needed: no attempt hook
         self._count_attempt()
 
     def call_started(self, provider: str, model: str) -> None:
         """The call to ``model`` starts (a fallback chain starts one per model)."""
         self._metered_provider, self._metered_model, self._metered_attempt = provider, model, 0
         CallSpans.call_started(self, provider, model)
-
-    def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
-        """An attempt starts: no usage seen yet."""
-        self._metered_attempt, self._usage = attempt, None
-        if not self.traced:  # no span to open (the check ``CallSpans`` makes, without its frame)
-            return responses
-        return CallSpans.attempt_started(self, attempt, delay, responses)
 
     def response_received(self, response: LlmResponse) -> None:
         """Keep the latest usage the attempt reported."""
@@ -143,7 +137,7 @@ class MeteredCall(CallSpans):
             usage = usage_of_error(error)
         hold = self._hold
         if usage is not None or hold is not None:  # else there is nothing to count
-            self._hold = self._usage = None
+            self._hold = self._usage = None  # so the next attempt starts with no usage seen
             cost = self._meter.record(self._metered_provider, self._metered_model, usage, hold)
             if usage is not None:
                 self._trace(usage, cost, failed=error is not None)

@@ -83,8 +83,6 @@ class UsageMeter:
         self._price_cache: dict[tuple[str, str], Price | None] = {}
         self._pending: set[asyncio.Task[None]] = set()
         self._stored: dict[str, Any] | None = None  # ``stored()`` until the totals change
-        limited_cost = self.limits is not None and self.limits.max_cost is not None
-        self._needs_price = limited_cost or (spend is not None and spend.needs_cost)
 
     @property
     def checks_attempts(self) -> bool:
@@ -139,7 +137,10 @@ class UsageMeter:
         """
         await self.flush()
         price = self.price(provider, model)
-        if price is None and self._needs_price:
+        needs_price = (self.limits is not None and self.limits.max_cost is not None) or (
+            self.spend is not None and self.spend.needs_cost
+        )
+        if price is None and needs_price:
             raise UnknownPriceError(
                 f"{call}: no price is known for model {model!r} (provider {provider!r}) "
                 f"and a max_cost limit applies; pass it in RunConfig(prices={{{model!r}: "
