@@ -193,7 +193,11 @@ class ToolContext(CallbackContext):
         batch_state: dict[str, Any] | None = None,
         tool_confirmation: ToolConfirmation | None = None,
     ) -> None:
-        super().__init__(invocation_context, actions)
+        # CallbackContext's attributes, set here: one call less per tool call.
+        self.invocation_context = invocation_context
+        self.step: int | None = None
+        self._actions = actions
+        self._state: State | None = None
         self.function_call_id = function_call_id
         # The state writes of every call in this call's batch (see ``State``).
         self._batch = batch_state

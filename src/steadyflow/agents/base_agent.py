@@ -117,12 +117,14 @@ class BaseAgent(ABC):
     def run_async(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent within the invocation, yielding its events."""
         ctx = parent_context.for_agent(self)
+        if not (
+            self.before_agent_callbacks or self.after_agent_callbacks or ctx.plugins.plugins
+        ):  # most agents: no callbacks, no plugins, nothing to chain
+            # Returned, not re-yielded: each generator layer costs on every event.
+            return self._run_async_impl(ctx)
         before = chained(ctx, "before_agent_callback", self.before_agent_callbacks)
         after = chained(ctx, "after_agent_callback", self.after_agent_callbacks)
-        if before or after:
-            return self._run_with_callbacks(ctx, before, after)
-        # Returned, not re-yielded: each generator layer costs on every event.
-        return self._run_async_impl(ctx)
+        return self._run_with_callbacks(ctx, before, after)
 
     async def _run_with_callbacks(
         self, ctx: InvocationContext, before: Callbacks, after: Callbacks

@@ -300,7 +300,12 @@ async def execute_function_calls(
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(_call_one(batch, call)) for call in calls]
         results = [task.result() for task in tasks]
-    requests = [answer.request for answer in results if answer.request is not None]
+    requests: list[FunctionCall] = []
+    answered: list[tuple[Part | None, EventActions | None]] = []
+    for answer in results:  # one pass, no comprehension frames
+        if answer.request is not None:
+            requests.append(answer.request)
+        answered.append((answer.part, answer.actions))
     if requests:
         ctx.end_invocation = True  # the invocation waits for a person
         return _event(
@@ -310,7 +315,7 @@ async def execute_function_calls(
             [r.id or "" for r in requests],
         )
     return response_event(
-        [(answer.part, answer.actions) for answer in results],
+        answered,
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,

@@ -76,14 +76,6 @@ def _as_context(event: Event) -> Content:
     return Content(role="user", parts=parts)
 
 
-def _carries_something(content: Content) -> bool:
-    """Whether some part is worth replaying: not a thought, not empty text."""
-    for part in content.parts:  # a loop, not any(genexpr): this runs for every event
-        if not part.thought and part.has_payload():
-            return True
-    return False
-
-
 def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
     """The content an agent sees for one event, or None when it sees nothing.
 
@@ -94,7 +86,10 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
         return None
     if is_confirmation_event(event):
         return None
-    if not _carries_something(content):
+    for part in content.parts:  # a part worth replaying: not a thought, not empty text
+        if not part.thought and part.has_payload():
+            break
+    else:
         return None
     if not _visible(event, branch):
         return None
@@ -182,17 +177,17 @@ class ContentsProcessor(RequestProcessor):
                 self._cache.popitem(last=False)
         else:
             self._cache.move_to_end(key)
-        history = cached.history
+        history, contents, branch = cached.history, cached.contents, ctx.branch
         for index in range(cached.count, len(events)):  # islice would walk the prefix
             event = events[index]
-            content = event_to_content(event, agent_name, ctx.branch)
+            content = event_to_content(event, agent_name, branch)
             if content is not None:
-                previous = cached.contents[-1] if cached.contents else None
+                previous = contents[-1] if contents else None
                 if not cached.unpaired and not is_paired_after(previous, content):
                     cached.unpaired = True
-                cached.contents.append(content)
+                contents.append(content)
             if history is not None:
-                mine = event.author == agent_name and _visible(event, ctx.branch)
+                mine = event.author == agent_name and _visible(event, branch)
                 history.observe(event, content, mine=mine)
         cached.count = len(events)
         cached.last_id = events[-1].id if events else ""

@@ -39,6 +39,11 @@ def _response_ids(content: Content) -> list[str]:
 
 def is_paired_after(previous: Content | None, content: Content) -> bool:
     """Whether ``content``'s responses (if any) all answer calls in ``previous``."""
+    for part in content.parts:  # most contents answer nothing: no comprehension frames then
+        if part.function_response is not None:
+            break
+    else:
+        return True
     ids = _response_ids(content)
     if not ids:
         return True
