@@ -80,11 +80,12 @@ class BaseLlmFlow:
         ``until_done``: step after step inside the agent's span until its turn
         is over (``run_async``); else one step and no span (``run_one_step``).
         """
+        path = _tree_path(agent)  # the same for every step of the turn
         with AgentSpan(agent.name, ctx) if until_done else nullcontext(ctx) as ctx:
             while True:
                 last: Event | None = None
                 handed_over = False
-                step = ctx.trace.start_step(agent.name, _tree_path(agent))
+                step = ctx.trace.start_step(agent.name, path)
                 responses: AsyncIterator[LlmResponse] | None = None
                 try:
                     request = await self.preprocess(agent, ctx)
@@ -94,8 +95,10 @@ class BaseLlmFlow:
                     async for response in responses:
                         for processor in self.response_processors:
                             response = await processor.process(agent, ctx, response)
-                        completed = self._event_of(
-                            agent, ctx, response, callback_context, given_ids
+                        completed = (
+                            _partial_event(agent, ctx, response, given_ids)
+                            if response.partial
+                            else self.postprocess(agent, ctx, response, callback_context, given_ids)
                         )
                         if completed is None:
                             continue
@@ -130,23 +133,6 @@ class BaseLlmFlow:
                     ctx.trace.end_step(step)
                 if not until_done or _turn_over(ctx, last, handed_over):
                     return
-
-    def _event_of(
-        self,
-        agent: FlowAgent,
-        ctx: InvocationContext,
-        response: LlmResponse,
-        callback_context: CallbackContext,
-        given_ids: list[tuple[str, str]],
-    ) -> tuple[Event, list[FunctionCall]] | None:
-        """A response's event and the calls to run: a streamed chunk's are never run."""
-        if not response.partial:
-            return self.postprocess(agent, ctx, response, callback_context, given_ids)
-        partial = response_to_event(agent, ctx, response, None)
-        if partial is None:
-            return None
-        assign_call_ids(partial.get_function_calls(), given_ids)
-        return partial, []
 
     async def preprocess(self, agent: FlowAgent, ctx: InvocationContext) -> LlmRequest:
         """Build this step's request with the request processors (``apply``, else ``process``)."""
@@ -185,6 +171,17 @@ class BaseLlmFlow:
     ) -> AsyncIterator[Event]:
         """Hand the invocation to ``target_name`` (checked against the tree's rules)."""
         return transfer_target(agent, target_name).run_async(ctx)
+
+
+def _partial_event(
+    agent: FlowAgent, ctx: InvocationContext, response: LlmResponse, given: list[tuple[str, str]]
+) -> tuple[Event, list[FunctionCall]] | None:
+    """A streamed chunk's event, and no calls to run (calls run from complete events only)."""
+    partial = response_to_event(agent, ctx, response, None)
+    if partial is None:
+        return None
+    assign_call_ids(partial.get_function_calls(), given)
+    return partial, []
 
 
 def _turn_over(ctx: InvocationContext, last: Event | None, handed_over: bool) -> bool:
