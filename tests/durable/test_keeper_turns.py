@@ -6,8 +6,10 @@ import asyncio
 
 from steadyflow import Event
 from steadyflow.context import LlmCallBudget
-from steadyflow.durable import LeaseRenewer, RecordKeeper, start_record
+from steadyflow.durable import LeaseRenewer, RecordKeeper
 from steadyflow.sessions import InMemorySessionService, InvocationRecord
+
+from .records import running_record
 
 
 class GatedRecords(InMemorySessionService):
@@ -38,16 +40,7 @@ class DeclaredInstant(InMemorySessionService):
 
 async def started(service: InMemorySessionService):
     session = await service.create_session(app_name="app", user_id="u")
-    record = start_record(
-        invocation_id="e-1",
-        app_name="app",
-        user_id="u",
-        session_id=session.id,
-        agent="a",
-        max_llm_calls=5,
-        now=1000.0,
-        lease_seconds=30.0,
-    )
+    record = running_record(session.id, 1000.0)
     renewer = LeaseRenewer(10.0)
     keeper = RecordKeeper(service, record, LlmCallBudget(5), 30.0, renewer)
     await keeper.start(session, Event(author="user"))

@@ -9,6 +9,8 @@ from steadyflow.durable import LeaseRenewer, RecordKeeper, start_record
 from steadyflow.sessions import InvocationStatus
 from steadyflow.trace_record import InvocationTrace
 
+from .records import running_record
+
 
 class Ticks:
     """A sleep that waits until the test lets one renewal through, and a settable clock."""
@@ -38,16 +40,7 @@ class Ticks:
 
 async def keeper_for(service, ticks: Ticks) -> tuple[RecordKeeper, LeaseRenewer]:
     session = await service.create_session(app_name="app", user_id="u")
-    record = start_record(
-        invocation_id="e-1",
-        app_name="app",
-        user_id="u",
-        session_id=session.id,
-        agent="a",
-        max_llm_calls=5,
-        now=ticks.now,
-        lease_seconds=30.0,
-    )
+    record = running_record(session.id, ticks.now)
     renewer = LeaseRenewer(10.0, ticks.clock, ticks.sleep)
     keeper = RecordKeeper(service, record, LlmCallBudget(5), 30.0, renewer, ticks.clock)
     await keeper.start(session, None)

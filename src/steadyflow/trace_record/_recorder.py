@@ -12,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from decimal import Decimal
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import telemetry
 from ..errors import LlmCallsLimitExceededError, error_chain
@@ -24,6 +22,7 @@ from ..telemetry import _metrics
 from ..telemetry._api import NO_SPAN, noop_child
 from ..usage._call import MeteredCall
 from ._schema import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
+from ._tool_scope import ToolCallScope
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
@@ -368,60 +367,3 @@ class ModelCallRecorder(MeteredCall):
                 model_version=response.model_version,
             )
             telemetry.record_content(span, telemetry.ATTR_OUTPUT_MESSAGES, [response.content])
-
-
-class ToolCallScope(AbstractContextManager["ToolCallScope"]):
-    """One tool call's span (current inside the ``with``) and trace record.
-
-    Without an SDK the span is a no-op: then nothing is made current, ended
-    or offered content (known once, from the span's context).
-    """
-
-    __slots__ = ("_activation", "_recorder", "record", "span")
-
-    def __init__(
-        self, recorder: InvocationRecorder, record: ToolTrace, span: Span, *, traced: bool
-    ) -> None:
-        self._recorder, self.record, self.span = recorder, record, span
-        self._activation = telemetry.activate(span) if traced else None
-
-    def __enter__(self) -> ToolCallScope:
-        if self._activation is not None:
-            self._activation.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        record = self.record
-        record.end = self._recorder.now()
-        if exc is not None:
-            self.failed(exc)
-        elif record.status == "running":
-            record.status = "ok"
-        if self._activation is not None:
-            self._activation.__exit__(exc_type, exc, traceback)
-            self.span.end()
-
-    def short_circuit(self, kind: str) -> None:
-        """A callback answered instead of the tool."""
-        self.record.short_circuit = kind
-        if self.span.is_recording():
-            self.span.set_attribute(telemetry.ATTR_SHORT_CIRCUIT, kind)
-
-    def failed(self, error: BaseException | str) -> None:
-        """The call failed: an exception, or the name of what went wrong."""
-        self.record.status = "error"
-        self.record.error_type = error if isinstance(error, str) else type(error).__qualname__
-        if isinstance(error, BaseException):
-            telemetry.record_error(self.span, error)
-        elif self.span.is_recording():
-            self.span.set_attribute(telemetry.ATTR_ERROR_TYPE, error)
-
-    def content(self, key: str, value: Any) -> None:
-        """Record arguments or a result on the span, if the user opted in."""
-        if self._activation is not None:
-            telemetry.record_content(self.span, key, value)
