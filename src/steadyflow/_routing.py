@@ -44,6 +44,8 @@ def agent_to_run(root: BaseAgent, session: Session, message: Event | None = None
     ancestor up to the root could transfer back to their parent, so the user
     is not stuck with it) answers; with none, the root.
     """
+    if not root.sub_agents:
+        return root  # every way below ends at the root: it is the only agent
     events = session.events
     if message is not None and message.get_function_responses():
         events = [*events, message]  # not stored yet: the record names the agent first

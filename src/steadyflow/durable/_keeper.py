@@ -132,10 +132,11 @@ class RecordKeeper:
 
     def _refresh(self) -> None:
         self.written_at = now = self._clock()
-        self.record.llm_calls = self.budget.count
+        record = self.record
+        record.llm_calls = self.budget.count
         if self.usage is not None:
-            self.record.usage = self.usage.stored()
-        self.record.lease_expires_at = now + self._lease
+            record.usage = self.usage.stored()
+        record.lease_expires_at = now + self._lease
 
     async def start(self, session: Session, user_event: Event | None) -> None:
         """Store the new record, with the user's message in the same commit when there is one."""

@@ -114,16 +114,18 @@ class InMemorySessionService(BaseSessionService):
         stored = self._sessions.get((session.app_name, session.user_id, session.id))
         if stored is None:
             raise SessionError(f"session {session.id!r} was deleted; cannot append to it")
-        if event.id in stored.event_ids:
+        event_id = event.id  # each read of a pydantic field costs: read once
+        if event_id in stored.event_ids:
             return event
         if stored.revision != session.revision:
             raise StaleSessionError(session.id, session.revision, stored.revision)
-        event = apply_event_locally(session, event)
+        event = apply_event_locally(session, event)  # bumps the copy's revision
         if event.actions.state_delta:
             self._store_delta(stored, event.actions.state_delta)
         stored.events.append(event)
-        stored.revision, stored.updated = session.revision, event.timestamp
-        stored.event_ids.add(event.id)
+        stored.revision += 1
+        stored.updated = event.timestamp
+        stored.event_ids.add(event_id)
         return event
 
     async def create_invocation(self, record: InvocationRecord) -> None:
