@@ -89,22 +89,17 @@ class InvocationRecorder:
 
         Rounded as read, so ``finish`` has no time to round again.
         """
-        return ((self._clock() - self._origin) * _US + 0.5) // 1.0 / _US  # ``_micro``, inline
+        return _micro(self._clock() - self._origin)
 
     def start_step(self, agent_name: str, path: list[str] | None = None) -> StepTrace:
         """Open the next step, run by ``agent_name`` (at ``path`` in the agent tree)."""
-        step = StepTrace(
-            len(self.trace.steps) + 1,
-            agent_name,
-            ((self._clock() - self._origin) * _US + 0.5) // 1.0 / _US,  # ``now()``, inline
-            path=path,
-        )
+        step = StepTrace(len(self.trace.steps) + 1, agent_name, self.now(), path=path)
         self.trace.steps.append(step)
         return step
 
     def end_step(self, step: StepTrace) -> None:
         """Close ``step``."""
-        step.end = ((self._clock() - self._origin) * _US + 0.5) // 1.0 / _US  # ``now()``, inline
+        step.end = self.now()
 
     def end_agent_span(
         self, span: Span, agent_name: str, first_step: int, budget_used: int, budget_limit: int

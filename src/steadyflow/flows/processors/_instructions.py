@@ -67,7 +67,10 @@ class InstructionsProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Add the filled-in instructions to the system instruction."""
-        texts: list[str] = []
+        built = InstructionsProcessor.apply(self, agent, ctx, request)
+        if built is not None:
+            return built
+        texts: list[str] = []  # an instruction is a function: rendered one by one
         for instruction in (agent.global_instruction_of_tree(), agent.instruction):
             if instruction:
                 texts.append(await render_instruction(instruction, ctx, agent.name))

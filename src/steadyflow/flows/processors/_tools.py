@@ -69,12 +69,12 @@ class ToolsProcessor(RequestProcessor):
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
     ) -> LlmRequest:
         """Append one function declaration per tool."""
+        built = ToolsProcessor.apply(self, agent, ctx, request)
+        if built is not None:
+            return built
         tools = dict(agent.flow.tools_for(agent))
-        if agent.toolsets:
-            tools.update(await ask_toolsets(agent, ctx, tools))
-        if tools:
-            request.append_tools([tool.declaration() for tool in tools.values()])
-        return request
+        tools.update(await ask_toolsets(agent, ctx, tools))
+        return _declared(request, tools)
 
     def apply(
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
@@ -82,11 +82,15 @@ class ToolsProcessor(RequestProcessor):
         """``process``'s work without toolsets; None when there are toolsets to ask."""
         if agent.toolsets:
             return None
-        tools = agent.flow.tools_for(agent)
-        if tools:
-            # A loop: a comprehension is one more frame per step.
-            declarations: list[FunctionDeclaration] = []
-            for tool in tools.values():
-                declarations.append(tool.declaration())
-            request.append_tools(declarations)
-        return request
+        return _declared(request, agent.flow.tools_for(agent))
+
+
+def _declared(request: LlmRequest, tools: Mapping[str, BaseTool]) -> LlmRequest:
+    """``request`` with one function declaration per tool appended."""
+    if tools:
+        # A loop: a comprehension is one more frame per step.
+        declarations: list[FunctionDeclaration] = []
+        for tool in tools.values():
+            declarations.append(tool.declaration())
+        request.append_tools(declarations)
+    return request
