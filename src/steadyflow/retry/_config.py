@@ -198,6 +198,10 @@ class RetryConfig:
     """Whether an attempt runs under a deadline of this config's own (``total_timeout``,
     ``first_byte_timeout`` or ``stream_idle_timeout``). Derived at construction, not a
     field: the retry loop asks on every call, and reading the settings costs a frame each."""
+    shares_state: ClassVar[bool] = False
+    """Whether a shared ``budget``, ``circuit_breaker`` or ``pacer`` takes part in each call
+    (derived at construction, like ``bounds_attempts``): without one the retry loop makes
+    no guards and no paced call."""
 
     def __post_init__(self) -> None:
         _attempts("max_attempts", self.max_attempts)
@@ -218,6 +222,8 @@ class RetryConfig:
             and self.stream_idle_timeout is None
         ):
             object.__setattr__(self, "bounds_attempts", True)  # frozen: set as ``__init__`` does
+        if not (self.budget is None and self.circuit_breaker is None and self.pacer is None):
+            object.__setattr__(self, "shares_state", True)
 
     @classmethod
     def disabled(cls) -> RetryConfig:

@@ -163,6 +163,8 @@ def generate_with_retries(
         observer=observer if observer is not None else CallSpans(agent_name, parent_span),
     )
     # Returned, not re-yielded: a generator layer costs on every response.
+    if type(llm).call_models is BaseLlm.call_models:  # one model: nothing to walk
+        return loop.run(llm, request)
     return llm.call_models(request, loop.run, config.retryable_status_codes)
 
 
@@ -182,12 +184,11 @@ class _RetryLoop:
     async def run(self, llm: BaseLlm, request: LlmRequest) -> AsyncIterator[LlmResponse]:
         """Attempts on ``llm`` until one succeeds or the policy gives up."""
         observer, config, model = self.observer, self.config, request.model or llm.model
-        guards = Guards.of(config, llm.provider, model)
-        paced = (
-            None
-            if config.pacer is None
-            else PacedCall(config.pacer, budget_key(llm.provider, model), request, model)
-        )
+        guards = paced = None
+        if config.shares_state:
+            guards = Guards.of(config, llm.provider, model)
+            if config.pacer is not None:
+                paced = PacedCall(config.pacer, budget_key(llm.provider, model), request, model)
         observer.call_started(llm.provider, model)
         start, attempt, delay = self.clock.monotonic(), 0, 0.0
         outcome: Exception | None = None

@@ -80,16 +80,31 @@ class CallSpans:
         parent: the span to open the call span under; ``None`` uses the current context.
     """
 
-    __slots__ = ("_agent_name", "_attempt_span", "_parent", "call_span", "traced")
+    __slots__ = (
+        "_agent_name",
+        "_attempt_span",
+        "_parent",
+        "call_span",
+        "model",
+        "provider",
+        "traced",
+    )
 
     def __init__(self, agent_name: str = "", parent: Span | None = None) -> None:
         self._agent_name, self._parent = agent_name, parent
         self.call_span: Span | None = None
         self.traced = False
         self._attempt_span: Span | None = None
+        self.provider = self.model = ""  # the model the call is on (each of a chain's in turn)
 
     def call_started(self, provider: str, model: str) -> None:
-        """Open the ``call_llm`` span (a non-recording span without an SDK)."""
+        """Open the ``call_llm`` span (a non-recording span without an SDK).
+
+        Keeps ``provider`` and ``model``; a span that records is offered to
+        ``call_span_started``, the one hook a subclass adds to (no frame per
+        layer on every call).
+        """
+        self.provider, self.model = provider, model
         noop = noop_child(self._parent)  # asked first: the span helper's frame is saved
         if noop is not None:
             self.call_span, self.traced = noop, False
@@ -98,6 +113,11 @@ class CallSpans:
             model=model, provider=provider, agent_name=self._agent_name, parent=self._parent
         )
         self.call_span, self.traced = span, span.get_span_context().is_valid
+        if self.traced:
+            self.call_span_started(span)
+
+    def call_span_started(self, span: Span) -> None:
+        """The call's real span was opened; nothing to add to it here."""
 
     def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
         """Open the attempt's child span, current while each response is awaited."""
