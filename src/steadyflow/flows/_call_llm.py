@@ -27,7 +27,7 @@ from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..retry._executor import generate_with_retries
 from ..run_config import StreamingMode
-from ..trace_record import StepTrace
+from ..trace_record import ModelCallRecorder, StepTrace
 from ._callbacks import Callbacks, chained, run_callbacks
 
 if TYPE_CHECKING:
@@ -73,7 +73,8 @@ def _call_model(
 ) -> AsyncIterator[LlmResponse]:
     """The model's responses under the retry policy, recorded in the trace as they come."""
     llm = agent.canonical_model
-    observer = ctx.trace.model_call(
+    observer = ModelCallRecorder(
+        ctx.trace,
         step,
         request,
         ctx.usage,

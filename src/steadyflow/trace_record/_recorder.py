@@ -119,41 +119,6 @@ class InvocationRecorder:
             budget_limit=budget_limit,
         )
 
-    def model_call(
-        self,
-        step: StepTrace | None,
-        request: LlmRequest,
-        meter: UsageMeter,
-        count_attempt: Callable[[], None],
-        *,
-        provider: str,
-        model: str,
-        conversation_id: str,
-        respect_retry_after: bool,
-        agent_name: str = "",
-        parent: Span | None = None,
-    ) -> ModelCallRecorder:
-        """The observer for one logical model call of ``step``, its spans under ``parent``.
-
-        It meters the call too (``meter``, ``count_attempt``: see ``MeteredCall``).
-        """
-        if step is None:
-            step = StepTrace(0, "", self.now())
-        step.model = model
-        return ModelCallRecorder(
-            self,
-            step,
-            request,
-            meter,
-            count_attempt,
-            provider,
-            model,
-            conversation_id,
-            respect_retry_after,
-            agent_name,
-            parent,
-        )
-
     def tool_call(
         self,
         step: StepTrace | None,
@@ -195,8 +160,26 @@ class InvocationRecorder:
             trace.error_message = str(error)[:_MESSAGE_LIMIT]
             if self.metrics and _calls_exhausted(error):
                 _metrics.record_budget_exhausted(agent_name)
-        for step in trace.steps:
-            _close_step(step, trace, now)
+        for step in trace.steps:  # totals, and the records the end cut short
+            if step.end is None:
+                step.end = now
+            trace.input_tokens += step.input_tokens or 0
+            trace.output_tokens += step.output_tokens or 0
+            for tool in step.tools:
+                if tool.end is None:
+                    tool.end, tool.status = now, "cancelled"
+            cost: Decimal | None = None
+            attempt = None
+            for attempt in step.attempts:
+                if attempt.end is None:
+                    attempt.end, attempt.status = now, "cancelled"
+                if attempt.cost is not None:
+                    cost = (Decimal(0) if cost is None else cost) + attempt.cost
+            if cost is not None:
+                step.cost = cost
+                trace.cost = cost + (trace.cost or 0)
+            if attempt is not None and attempt.outcome == "retry":  # it never started
+                attempt.outcome = f"stopped by {trace.error_type or trace.status}"
         trace.duration = now
         return trace
 
@@ -206,35 +189,27 @@ def _calls_exhausted(error: BaseException) -> bool:
     return any(isinstance(link, LlmCallsLimitExceededError) for link in error_chain(error))
 
 
-def _close_step(step: StepTrace, trace: InvocationTrace, now: float) -> None:
-    """Totals, and the records the invocation's end cut short (times are rounded already)."""
-    if step.end is None:
-        step.end = now
-    trace.input_tokens += step.input_tokens or 0
-    trace.output_tokens += step.output_tokens or 0
-    for tool in step.tools:
-        if tool.end is None:
-            tool.end, tool.status = now, "cancelled"
-    cost: Decimal | None = None
-    attempt = None
-    for attempt in step.attempts:
-        if attempt.end is None:
-            attempt.end, attempt.status = now, "cancelled"
-        if attempt.cost is not None:
-            cost = (Decimal(0) if cost is None else cost) + attempt.cost
-    if cost is not None:
-        step.cost = cost
-        trace.cost = cost + (trace.cost or 0)
-    if attempt is not None and attempt.outcome == "retry":  # the last retry never started
-        attempt.outcome = f"stopped by {trace.error_type or trace.status}"
-
-
 class ModelCallRecorder(MeteredCall):
     """Observes one logical model call: its spans, usage, attempts, waits, the response.
 
     The retry loop's one observer: ``CallSpans`` owns the spans,
     ``MeteredCall`` the usage meter's work, this adds the stored trace and
-    the metrics.
+    the metrics. The flow makes one per logical call.
+
+    Args:
+        recorder: the invocation's recorder (its clock, its metrics switch).
+        step: the trace step the call belongs to (None: a call outside a
+            step, recorded nowhere); its ``model`` is set.
+        request: the request, the same on every attempt.
+        meter: the invocation's usage meter; ``count_attempt`` counts one
+            attempt against ``max_llm_calls`` (see ``MeteredCall``).
+        provider: the flow's model's provider, for metrics (a fallback
+            chain's own; ``call_started`` names each model it tries).
+        model: the flow's model name, likewise.
+        conversation_id: the session, set on the call span.
+        respect_retry_after: the config's, to tell whether a hint set a wait.
+        agent_name: the calling agent.
+        parent: the span to open the call span under.
     """
 
     __slots__ = (
@@ -253,10 +228,11 @@ class ModelCallRecorder(MeteredCall):
     def __init__(
         self,
         recorder: InvocationRecorder,
-        step: StepTrace,
+        step: StepTrace | None,
         request: LlmRequest,
         meter: UsageMeter,
         count_attempt: Callable[[], None],
+        *,
         provider: str,
         model: str,
         conversation_id: str,
@@ -264,6 +240,9 @@ class ModelCallRecorder(MeteredCall):
         agent_name: str = "",
         parent: Span | None = None,
     ) -> None:
+        if step is None:  # a call outside a step: its records go nowhere
+            step = StepTrace(0, "", recorder.now())
+        step.model = model
         MeteredCall.__init__(self, meter, request, step, count_attempt, agent_name, parent)
         self._recorder, self.step = recorder, step
         self._provider, self._model = provider, model
@@ -274,11 +253,9 @@ class ModelCallRecorder(MeteredCall):
         self._hint_set_delay = False
         self._paced: float | None = None
 
-    def call_started(self, provider: str, model: str) -> None:
-        """Open the ``call_llm`` span, with the call's facts and input when it records."""
-        MeteredCall.call_started(self, provider, model)
-        span = self.call_span
-        if self.traced and span is not None and span.is_recording():
+    def call_span_started(self, span: Span) -> None:
+        """The ``call_llm`` span gets the call's facts and input when it records."""
+        if span.is_recording():
             telemetry.set_call_facts(
                 span, conversation_id=self._conversation_id, step=self.step.number
             )

@@ -18,9 +18,10 @@ keyword-only one costs twice as much, on every model call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
@@ -212,6 +213,11 @@ class StepTrace:
         self.finish_reason, self.short_circuit = finish_reason, short_circuit
 
 
+_steps = cast("Callable[[], list[StepTrace]]", list)
+"""``InvocationTrace.steps``'s factory: ``list`` itself, typed (a lambda costs a frame per
+invocation, ``list[StepTrace]()`` an exception it swallows)."""
+
+
 @dataclass(slots=True, kw_only=True)
 class InvocationTrace:
     """What one invocation did, step by step and attempt by attempt.
@@ -245,7 +251,7 @@ class InvocationTrace:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: Decimal | None = None
-    steps: list[StepTrace] = field(default_factory=lambda: [])
+    steps: list[StepTrace] = field(default_factory=_steps)
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON-ready dicts and lists (``None`` fields dropped)."""

@@ -50,6 +50,13 @@ def usage_of_error(error: BaseException | None) -> UsageMetadata | None:
 class MeteredCall(CallSpans):
     """See the module docstring; ``CallSpans`` with the usage meter's work per attempt.
 
+    ``before_attempt`` (the retry loop's hook) admits the next attempt (it
+    may raise a limit error), then counts it. It is chosen once per call:
+    without a limit there is nothing to admit and no estimate is made (it
+    reads the whole history, which made a turn's cost grow with it), so it
+    is ``count_attempt`` itself, with no coroutine to await and no frame of
+    ours around it.
+
     Args:
         meter: the invocation's meter.
         request: the request, the same on every attempt.
@@ -66,11 +73,10 @@ class MeteredCall(CallSpans):
         "_hold",
         "_meter",
         "_metered_attempt",
-        "_metered_model",
-        "_metered_provider",
         "_request",
         "_step",
         "_usage",
+        "before_attempt",
     )
 
     def __init__(
@@ -85,8 +91,10 @@ class MeteredCall(CallSpans):
         CallSpans.__init__(self, agent_name, parent)
         self._meter, self._request, self._step = meter, request, step
         self._count_attempt = count_attempt
-        self._metered_provider = self._metered_model = ""
-        self._metered_attempt = 0
+        self.before_attempt: Callable[[], Awaitable[None] | None] = (
+            self._admit_and_count if meter.checks_attempts else count_attempt
+        )
+        self._metered_attempt = 0  # of the model the call is on (``call_ended`` resets it)
         self._estimate: Estimate | None = None
         self._usage: UsageMetadata | None = None
         self._hold: Any = None
@@ -96,34 +104,17 @@ class MeteredCall(CallSpans):
         step = "" if self._step is None or not self._step.number else f", step {self._step.number}"
         return (
             f"attempt {self._metered_attempt + 1} of the call to "
-            f"{self._metered_provider}:{self._metered_model} (agent {self._agent_name!r}{step})"
+            f"{self.provider}:{self.model} (agent {self._agent_name!r}{step})"
         )
-
-    def before_attempt(self) -> Awaitable[None] | None:
-        """Admit the next attempt (may raise a limit error), then count it.
-
-        Without a limit there is nothing to admit, and no estimate is made:
-        it reads the whole history, which made a turn's cost grow with it.
-        Then the attempt is counted at once, with no coroutine to await.
-        """
-        if self._meter.checks_attempts:
-            return self._admit_and_count()
-        self._count_attempt()
-        return None
 
     async def _admit_and_count(self) -> None:
         if self._estimate is None:
             self._estimate = estimate_request(self._request)
         self._hold = await self._meter.admit(
-            self._describe(), self._metered_provider, self._metered_model, self._estimate
+            self._describe(), self.provider, self.model, self._estimate
         )
         self._metered_attempt += 1  # counted here, where it is needed: no attempt hook
         self._count_attempt()
-
-    def call_started(self, provider: str, model: str) -> None:
-        """The call to ``model`` starts (a fallback chain starts one per model)."""
-        self._metered_provider, self._metered_model, self._metered_attempt = provider, model, 0
-        CallSpans.call_started(self, provider, model)
 
     def response_received(self, response: LlmResponse) -> None:
         """Keep the latest usage the attempt reported."""
@@ -138,7 +129,7 @@ class MeteredCall(CallSpans):
         hold = self._hold
         if usage is not None or hold is not None:  # else there is nothing to count
             self._hold = self._usage = None  # so the next attempt starts with no usage seen
-            cost = self._meter.record(self._metered_provider, self._metered_model, usage, hold)
+            cost = self._meter.record(self.provider, self.model, usage, hold)
             if usage is not None:
                 self._trace(usage, cost, failed=error is not None)
         if self._attempt_span is not None:  # else ``CallSpans`` has nothing to end
@@ -156,10 +147,14 @@ class MeteredCall(CallSpans):
         if cost is not None:
             self._call_cost = (self._call_cost or Decimal(0)) + cost
             if _metrics.metrics_enabled():
-                _metrics.record_cost(self._metered_provider, self._metered_model, cost)
+                _metrics.record_cost(self.provider, self.model, cost)
 
     def call_ended(self, attempts: int, error: BaseException | None) -> None:
-        """Put the call's cost on its span, then end the span."""
+        """Put the call's cost on its span, then end the span.
+
+        The next model of a fallback chain counts its attempts from 1 again.
+        """
+        self._metered_attempt = 0
         if self._call_cost is not None:
             span = self.call_span
             if span is not None and span.is_recording():
