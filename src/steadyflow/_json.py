@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-__all__ = ["copy_json", "is_array", "is_mapping", "is_object"]
+__all__ = ["copy_json", "copy_object", "is_array", "is_mapping", "is_object"]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -43,9 +43,21 @@ def copy_json(value: object) -> Any:
     """
     kind = type(value)
     if kind is dict and is_object(value):
-        return {key: copy_json(item) for key, item in value.items()}
+        return copy_object(value)
     if kind is list and is_array(value):
         return [copy_json(item) for item in value]
     if kind in _SCALARS:
         return value
     return copy.deepcopy(value)
+
+
+def copy_object(value: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a JSON object (``copy_json`` of a dict, its types known).
+
+    A tool call's arguments are copied so before every call: a loop, with no
+    call for the scalar values most arguments are.
+    """
+    copied: dict[str, Any] = {}
+    for key, item in value.items():
+        copied[key] = item if type(item) in _SCALARS else copy_json(item)
+    return copied

@@ -86,9 +86,12 @@ class Event(BaseModel):
 
     def get_function_calls(self) -> list[FunctionCall]:
         """The function calls in this event's content, in order."""
-        if self.content is None:
-            return []
-        return [p.function_call for p in self.content.parts if p.function_call is not None]
+        calls: list[FunctionCall] = []
+        if self.content is not None:
+            for part in self.content.parts:  # a loop: asked of every complete model event
+                if part.function_call is not None:
+                    calls.append(part.function_call)
+        return calls
 
     def get_function_responses(self) -> list[FunctionResponse]:
         """The function responses in this event's content, in order."""

@@ -116,7 +116,8 @@ class BaseAgent(ABC):
 
     def run_async(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent within the invocation, yielding its events."""
-        ctx = parent_context.for_agent(self)
+        # The runner's context is this agent's already (the root): no call then.
+        ctx = parent_context if parent_context.agent is self else parent_context.for_agent(self)
         if not (
             self.before_agent_callbacks or self.after_agent_callbacks or ctx.plugins.plugins
         ):  # most agents: no callbacks, no plugins, nothing to chain

@@ -64,23 +64,21 @@ class BaseLlmFlow:
         """The tools the model may call in ``agent``'s steps, by name."""
         return agent.tools_by_name
 
-    def run_async(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
-        """Run ``agent``'s steps until its turn is over, inside its ``invoke_agent`` span."""
-        return self._run_steps(agent, ctx, until_done=True)
-
     def run_one_step(self, agent: FlowAgent, ctx: InvocationContext) -> AsyncIterator[Event]:
         """One logical model call and the tool calls it asked for (one trace step)."""
-        return self._run_steps(agent, ctx, until_done=False)
+        return self.run_async(agent, ctx, until_done=False)
 
-    async def _run_steps(
-        self, agent: FlowAgent, ctx: InvocationContext, *, until_done: bool
+    async def run_async(
+        self, agent: FlowAgent, ctx: InvocationContext, *, until_done: bool = True
     ) -> AsyncGenerator[Event, None]:
-        """The steps of a turn in one generator (a generator per step cost ~8k instructions).
+        """Run ``agent``'s steps until its turn is over, inside its ``invoke_agent`` span.
 
-        ``until_done``: step after step inside the agent's span until its turn
-        is over (``run_async``); else one step and no span (``run_one_step``).
+        The steps of a turn share this one generator (a generator per step
+        cost ~8k instructions). ``until_done=False`` (``run_one_step``): one
+        step, and no span.
         """
-        path = _tree_path(agent)  # the same for every step of the turn
+        # The same for every step of the turn; none for a root (most agents).
+        path = None if agent.parent_agent is None else _tree_path(agent)
         with AgentSpan(agent.name, ctx) if until_done else nullcontext(ctx) as ctx:
             while True:
                 last: Event | None = None
@@ -104,7 +102,7 @@ class BaseLlmFlow:
                             continue
                         last, calls = completed
                         yield last
-                        if last.partial or ctx.end_invocation:
+                        if last.partial or ctx.ended.value:  # the flag without its property
                             continue
                         target_name = last.actions.transfer_to_agent  # set by a model callback
                         if calls:
@@ -131,7 +129,15 @@ class BaseLlmFlow:
                     if responses is not None:
                         await aclose(responses)
                     ctx.trace.end_step(step)
-                if not until_done or _turn_over(ctx, last, handed_over):
+                if (  # the agent's turn is over after this step
+                    not until_done
+                    or last is None
+                    or handed_over
+                    or ctx.ended.value
+                    or last.partial
+                    or last.actions.escalate
+                    or last.is_final_response()
+                ):
                     return
 
     async def preprocess(self, agent: FlowAgent, ctx: InvocationContext) -> LlmRequest:
@@ -184,22 +190,8 @@ def _partial_event(
     return partial, []
 
 
-def _turn_over(ctx: InvocationContext, last: Event | None, handed_over: bool) -> bool:
-    """Whether the agent's turn ends after a step whose last event was ``last``."""
-    return (
-        last is None
-        or handed_over
-        or ctx.end_invocation
-        or bool(last.partial)
-        or bool(last.actions.escalate)
-        or last.is_final_response()
-    )
-
-
-def _tree_path(agent: AgentNode) -> list[str] | None:
-    """The names from the root down to ``agent``; None for the root itself."""
-    if agent.parent_agent is None:
-        return None
+def _tree_path(agent: AgentNode) -> list[str]:
+    """The names from the root down to ``agent`` (not the root)."""
     path = [agent.name]
     node: AgentNode | None = agent.parent_agent
     while node is not None:

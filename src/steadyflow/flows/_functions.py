@@ -37,7 +37,7 @@ from pydantic import BaseModel
 
 from .. import telemetry
 from .._confirmation import ToolConfirmation, declined_response, default_hint, request_call
-from .._json import copy_json
+from .._json import copy_object
 from ..context import InvocationContext, ToolContext
 from ..errors import ToolResponseError
 from ..events import Event, EventActions
@@ -95,7 +95,10 @@ def prepare_calls(
     are listed in ``long_running_tool_ids`` (left None when there are none).
     """
     assign_call_ids(calls, [] if given is None else given)
-    long_running = [c.id for c in calls if c.id and (t := tools.get(c.name)) and t.is_long_running]
+    long_running: list[str] = []
+    for call in calls:  # a loop: a comprehension is one more frame per call event
+        if call.id and (tool := tools.get(call.name)) is not None and tool.is_long_running:
+            long_running.append(call.id)
     if long_running:
         event.long_running_tool_ids = long_running
 
@@ -224,15 +227,20 @@ async def _dispatch(
     else:
         # The call stays what the model asked for (it is the stored record):
         # callbacks and the tool share one private copy they may change.
-        args: dict[str, Any] = copy_json(call.args)
-        gated = await _gate(tool, call, args, tool_context)
-        if gated is not None:
-            if gated.part is not None:
-                scope.short_circuit("declined")
-                return gated
-            return _paused(call, tool_context, scope)
-        # Callback lists are checked before calling: most agents have none.
-        before = chained(batch.ctx, "before_tool_callback", agent.before_tool_callbacks)
+        args = copy_object(call.args)
+        if tool.may_need_confirmation or tool_context.tool_confirmation is not None:
+            gated = await _gate(tool, call, args, tool_context)
+            if gated is not None:
+                if gated.part is not None:
+                    scope.short_circuit("declined")
+                    return gated
+                return _paused(call, tool_context, scope)
+        # Callback lists are checked before calling: most agents have none,
+        # and most runners no plugins (nothing to chain then).
+        plugged = bool(batch.ctx.plugins.plugins)
+        before = agent.before_tool_callbacks
+        if plugged:
+            before = chained(batch.ctx, "before_tool_callback", before)
         result = None
         if before:
             result = await run_callbacks(before, tool=tool, args=args, tool_context=tool_context)
@@ -244,7 +252,9 @@ async def _dispatch(
             return _paused(call, tool_context, scope)
         if result is None and tool.is_long_running:
             return _Answer(None, tool_context.pending_actions())
-        after = chained(batch.ctx, "after_tool_callback", agent.after_tool_callbacks)
+        after = agent.after_tool_callbacks
+        if plugged:
+            after = chained(batch.ctx, "after_tool_callback", after)
         if after:
             replaced = await run_callbacks(
                 after,
@@ -259,10 +269,8 @@ async def _dispatch(
     return _Answer(part, tool_context.pending_actions())
 
 
-def _merge(used: list[EventActions]) -> EventActions | None:
-    """The actions of the calls that used theirs, as one; None when no call did."""
-    if not used:
-        return None
+def _merge(used: list[EventActions]) -> EventActions:
+    """The actions of the calls that used theirs (at least one), as one."""
     merged = EventActions()
     for item in used:
         merged.state_delta.update(item.state_delta)
@@ -348,9 +356,8 @@ def response_event(
     content = Content(role="user", parts=parts)
     event = Event(invocation_id=invocation_id, author=author, content=content, **fields)
     # Set after: few fields passed keep the fields-set small.
-    actions = _merge(used)
-    if actions is not None:
-        event.actions = actions
+    if used:
+        event.actions = _merge(used)
     if branch is not None:
         event.branch = branch
     return event

@@ -26,11 +26,21 @@ class BaseTool(ABC):
             not run again; the model is told its outcome is unknown.
         server_name: the server that provides the tool (an MCP toolset's
             name for its server), None for a local tool; traces record it.
+        may_need_confirmation: False when ``needs_confirmation`` answers
+            False for every call, so tool dispatch does not ask it (an await
+            per call). A subclass that overrides ``needs_confirmation`` gets
+            True; ``FunctionTool`` sets it from ``require_confirmation``.
     """
 
     is_long_running: bool = False
     is_idempotent: bool = False
     server_name: str | None = None
+    may_need_confirmation: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "needs_confirmation" in cls.__dict__:
+            cls.may_need_confirmation = True
 
     def __init__(self, *, name: str, description: str = "") -> None:
         if not name.isidentifier():

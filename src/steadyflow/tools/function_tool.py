@@ -97,11 +97,6 @@ class FunctionTool(BaseTool):
         require_confirmation: bool | ConfirmationPredicate = False,
     ) -> None:
         self.is_idempotent = idempotent
-        if not isinstance(require_confirmation, bool) and not callable(require_confirmation):
-            raise ConfigurationError(
-                "require_confirmation must be a bool or a callable (args, tool_context) -> bool, "
-                f"got {require_confirmation!r}"
-            )
         self.require_confirmation = require_confirmation
         doc_summary, arg_docs = _split_docstring(func.__doc__ or "")
         super().__init__(
@@ -146,6 +141,24 @@ class FunctionTool(BaseTool):
         model = create_model(f"{self.name}_args", __config__=ConfigDict(extra="forbid"), **fields)
         return model, wants_context
 
+    @property
+    def require_confirmation(self) -> bool | ConfirmationPredicate:
+        """Whether calls wait for a person's confirmation: always, never, or a predicate's say."""
+        return self._require_confirmation
+
+    @require_confirmation.setter
+    def require_confirmation(self, rule: bool | ConfirmationPredicate) -> None:
+        if not isinstance(rule, bool) and not callable(rule):
+            raise ConfigurationError(
+                "require_confirmation must be a bool or a callable (args, tool_context) -> bool, "
+                f"got {rule!r}"
+            )
+        self._require_confirmation = rule
+        # Asked per call only when it may answer True (a subclass's own rule may).
+        self.may_need_confirmation = rule is not False or (
+            type(self).needs_confirmation is not FunctionTool.needs_confirmation
+        )
+
     def declaration(self) -> FunctionDeclaration:
         """The declaration sent to the model."""
         return self._declaration
@@ -172,7 +185,9 @@ class FunctionTool(BaseTool):
             raise ToolArgumentsError(
                 f"invalid arguments for tool {self.name!r}: {problems}"
             ) from None
-        kwargs = {name: getattr(parsed, name) for name in self._arg_names}
+        kwargs: dict[str, Any] = {}
+        for name in self._arg_names:  # a loop: a comprehension is one more frame per call
+            kwargs[name] = getattr(parsed, name)
         if self._wants_context:
             kwargs[_CONTEXT_PARAM] = tool_context
         result = self.func(**kwargs)

@@ -82,16 +82,21 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
     An event whose parts are all empty text or only thoughts is not replayed.
     """
     content = event.content
-    if content is None or event.partial or is_summary_event(event):
+    if content is None or event.partial:
         return None
-    if is_confirmation_event(event):
+    # Plain checks first, on every new event: most have no metadata, no call or
+    # response (so cannot be a confirmation's), and run on no branch.
+    if event.custom_metadata is not None and is_summary_event(event):
         return None
-    for part in content.parts:  # a part worth replaying: not a thought, not empty text
-        if not part.thought and part.has_payload():
-            break
-    else:
+    worth = named = False  # a part worth replaying (not a thought, not empty text); a call
+    for part in content.parts:
+        if part.function_call is not None or part.function_response is not None:
+            named = True
+        if not worth and not part.thought and part.has_payload():
+            worth = True
+    if not worth or (named and is_confirmation_event(event)):
         return None
-    if not _visible(event, branch):
+    if branch and not _visible(event, branch):
         return None
     if event.author in ("user", agent_name):
         return content

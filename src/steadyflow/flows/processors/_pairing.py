@@ -39,15 +39,21 @@ def _response_ids(content: Content) -> list[str]:
 
 def is_paired_after(previous: Content | None, content: Content) -> bool:
     """Whether ``content``'s responses (if any) all answer calls in ``previous``."""
-    for part in content.parts:  # most contents answer nothing: no comprehension frames then
-        if part.function_response is not None:
-            break
-    else:
+    # Loops, no comprehension frames: asked of every content of every request.
+    unanswered: set[str] = set()
+    for part in content.parts:
+        response = part.function_response
+        if response is not None and response.id:
+            unanswered.add(response.id)
+    if not unanswered:
         return True
-    ids = _response_ids(content)
-    if not ids:
-        return True
-    return previous is not None and set(ids) <= set(_call_ids(previous))
+    if previous is None:
+        return False
+    for part in previous.parts:
+        call = part.function_call
+        if call is not None and call.id:
+            unanswered.discard(call.id)
+    return not unanswered
 
 
 def needs_pairing(contents: Sequence[Content]) -> bool:
