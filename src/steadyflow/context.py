@@ -123,12 +123,13 @@ class LlmCallBudget:
 
 
 class _Ended:
-    """The invocation's end flag, one object shared by every copy of its context."""
+    """The invocation's end flag, one object shared by every copy of its context.
 
-    __slots__ = ("value",)
+    False until set on the instance (a class default: made with no ``__init__``
+    call, once per invocation).
+    """
 
-    def __init__(self) -> None:
-        self.value = False
+    value: bool = False
 
 
 @dataclasses.dataclass(eq=False, kw_only=True)

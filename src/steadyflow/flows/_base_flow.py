@@ -125,6 +125,7 @@ class BaseLlmFlow:
                                 yield last
                         finally:
                             await aclose(follow_ups)
+                    responses = None  # read to its end: nothing left to close
                 finally:
                     if responses is not None:
                         await aclose(responses)

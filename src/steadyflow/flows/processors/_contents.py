@@ -30,7 +30,6 @@ the window the policy allows, possibly behind a compaction summary
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..._confirmation import is_confirmation_event
@@ -103,13 +102,17 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
     return _as_context(event)
 
 
-@dataclass
 class _Converted:
-    count: int = 0
-    last_id: str = ""
-    contents: list[Content] = field(default_factory=lambda: [])
-    history: HistoryView | None = None
-    unpaired: bool = False  # some function response does not follow its call
+    """One (session, branch)'s converted contents, as far as ``count`` events."""
+
+    __slots__ = ("contents", "count", "history", "last_id", "unpaired")
+
+    def __init__(self, history: HistoryView | None) -> None:
+        self.count = 0
+        self.last_id = ""
+        self.contents: list[Content] = []
+        self.history = history
+        self.unpaired = False  # some function response does not follow its call
 
 
 class ContentsProcessor(RequestProcessor):
@@ -176,7 +179,7 @@ class ContentsProcessor(RequestProcessor):
             or (cached.count and events[cached.count - 1].id != cached.last_id)
             or (cached.history.policy if cached.history is not None else None) is not policy
         ):
-            cached = _Converted(history=None if policy is None else HistoryView(policy))
+            cached = _Converted(None if policy is None else HistoryView(policy))
             self._cache[key] = cached
             if len(self._cache) > _CACHE_SIZE:
                 self._cache.popitem(last=False)

@@ -87,8 +87,10 @@ class InstructionsProcessor(RequestProcessor):
             return None
         texts: list[str] = []
         for text in (shared, own):  # a loop: a comprehension is one more frame per step
-            if text:
-                texts.append(fill_template(text, ctx.session.state, agent.name))
+            if text:  # most instructions have no placeholder: no call for them
+                texts.append(
+                    fill_template(text, ctx.session.state, agent.name) if "{" in text else text
+                )
         if texts:
             request.append_instructions(texts)
         return request

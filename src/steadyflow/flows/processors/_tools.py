@@ -74,7 +74,7 @@ class ToolsProcessor(RequestProcessor):
             return built
         tools = dict(agent.flow.tools_for(agent))
         tools.update(await ask_toolsets(agent, ctx, tools))
-        return _declared(request, tools)
+        return _declared(request, tools) if tools else request
 
     def apply(
         self, agent: FlowAgent, ctx: InvocationContext, request: LlmRequest
@@ -82,15 +82,15 @@ class ToolsProcessor(RequestProcessor):
         """``process``'s work without toolsets; None when there are toolsets to ask."""
         if agent.toolsets:
             return None
-        return _declared(request, agent.flow.tools_for(agent))
+        tools = agent.flow.tools_for(agent)
+        return _declared(request, tools) if tools else request  # most steps: no tools
 
 
 def _declared(request: LlmRequest, tools: Mapping[str, BaseTool]) -> LlmRequest:
-    """``request`` with one function declaration per tool appended."""
-    if tools:
-        # A loop: a comprehension is one more frame per step.
-        declarations: list[FunctionDeclaration] = []
-        for tool in tools.values():
-            declarations.append(tool.declaration())
-        request.append_tools(declarations)
+    """``request`` with one function declaration per tool (at least one) appended."""
+    # A loop: a comprehension is one more frame per step.
+    declarations: list[FunctionDeclaration] = []
+    for tool in tools.values():
+        declarations.append(tool.declaration())
+    request.append_tools(declarations)
     return request
