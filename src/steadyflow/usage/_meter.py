@@ -80,8 +80,9 @@ class UsageMeter:
         self.spend = spend
         self._totals = totals  # made at the first counted attempt (most turns count none)
         self._prices = prices
-        self._price_cache: dict[tuple[str, str], Price | None] = {}
-        self._pending: set[asyncio.Task[None]] = set()
+        # Made when first needed: most turns price nothing and charge no store.
+        self._price_cache: dict[tuple[str, str], Price | None] | None = None
+        self._pending: set[asyncio.Task[None]] | None = None
         self._stored: dict[str, Any] | None = None  # ``stored()`` until the totals change
 
     @property
@@ -102,10 +103,12 @@ class UsageMeter:
 
     def price(self, provider: str, model: str) -> Price | None:
         """The price of ``model`` (looked up once per invocation)."""
-        key = (provider, model)
-        if key not in self._price_cache:
-            self._price_cache[key] = find_price(provider, model, self._prices)
-        return self._price_cache[key]
+        key, cache = (provider, model), self._price_cache
+        if cache is None:
+            cache = self._price_cache = {}
+        if key not in cache:
+            cache[key] = find_price(provider, model, self._prices)
+        return cache[key]
 
     def stored(self) -> dict[str, Any]:
         """What the invocation's record keeps: the totals, and the limits under ``"limits"``.
@@ -170,13 +173,15 @@ class UsageMeter:
 
     def _background(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
+        if self._pending is None:
+            self._pending = set()
         self._pending.add(task)
 
     async def flush(self) -> None:
         """Wait for the spend stores' charges; the first error of one is raised."""
         if not self._pending:
             return
-        pending, self._pending = self._pending, set()
+        pending, self._pending = self._pending, None
         results = await asyncio.gather(*pending, return_exceptions=True)
         for result in results:
             if isinstance(result, BaseException):
