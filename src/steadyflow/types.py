@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._empty import list_of
+
 __all__ = [
     "Blob",
     "Citation",
@@ -176,7 +178,8 @@ class Content(_Data):
     @property
     def text(self) -> str:
         """The concatenated text of the non-thought text parts ("" when none)."""
-        return "".join(p.text for p in self.parts if p.text and not p.thought)
+        # A list, not a generator: join builds one anyway, and a generator is resumed per part.
+        return "".join([p.text for p in self.parts if p.text and not p.thought])
 
 
 class UsageMetadata(_Data):
@@ -239,7 +242,7 @@ class GenerateContentConfig(_Data):
     """
 
     system_instruction: str | None = None
-    tools: list[FunctionDeclaration] = Field(default_factory=lambda: [])
+    tools: list[FunctionDeclaration] = Field(default_factory=list_of(FunctionDeclaration))
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._empty import list_of
 from ..types import Content, FunctionDeclaration, GenerateContentConfig
 
 __all__ = ["LlmRequest"]
@@ -22,7 +23,7 @@ class LlmRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str | None = None
-    contents: list[Content] = Field(default_factory=lambda: [])
+    contents: list[Content] = Field(default_factory=list_of(Content))
     config: GenerateContentConfig = Field(default_factory=GenerateContentConfig)
 
     def append_instructions(self, instructions: list[str]) -> None:

@@ -18,13 +18,13 @@ keyword-only one costs twice as much, on every model call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
+from .._empty import list_of
 from ..errors import TraceFormatError
 
 __all__ = [
@@ -213,11 +213,6 @@ class StepTrace:
         self.finish_reason, self.short_circuit = finish_reason, short_circuit
 
 
-_steps = cast("Callable[[], list[StepTrace]]", list)
-"""``InvocationTrace.steps``'s factory: ``list`` itself, typed (a lambda costs a frame per
-invocation, ``list[StepTrace]()`` an exception it swallows)."""
-
-
 @dataclass(slots=True, kw_only=True)
 class InvocationTrace:
     """What one invocation did, step by step and attempt by attempt.
@@ -251,7 +246,7 @@ class InvocationTrace:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: Decimal | None = None
-    steps: list[StepTrace] = field(default_factory=_steps)
+    steps: list[StepTrace] = field(default_factory=list_of(StepTrace))
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON-ready dicts and lists (``None`` fields dropped)."""
