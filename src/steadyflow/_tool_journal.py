@@ -49,4 +49,8 @@ class ToolJournal(Protocol):
         *,
         batch_size: int,
     ) -> None:
-        """Record ``call``'s result (the response event that follows stores it too)."""
+        """Record ``call``'s result (the response event that follows stores it too).
+
+        Tool dispatch calls it for the calls of a batch of several only: a
+        single call's result is stored with its response event.
+        """

@@ -180,11 +180,11 @@ async def _call_one(
         tool_context = ToolContext(
             ctx, function_call_id=call.id, batch_state=batch.state, tool_confirmation=confirmation
         )
-        outcome = await _dispatch(batch, call, tool_context, scope)
+        outcome = await _dispatch(batch, call, tool, tool_context, scope)
         part, actions = outcome.part, outcome.actions
         if part is not None and part.function_response is not None:
             scope.content(telemetry.ATTR_TOOL_CALL_RESULT, part.function_response.response)
-            if journal is not None:
+            if journal is not None and batch.size > 1:  # a single call's goes with its event
                 delta = actions.state_delta if actions is not None else {}
                 await journal.finished(
                     call, part.function_response.response or {}, delta, batch_size=batch.size
@@ -216,12 +216,16 @@ async def _gate(
 
 
 async def _dispatch(
-    batch: _Batch, call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope
+    batch: _Batch,
+    call: FunctionCall,
+    tool: BaseTool | None,
+    tool_context: ToolContext,
+    scope: ToolCallScope,
 ) -> _Answer:
-    agent, tools = batch.agent, batch.tools
-    tool = tools.get(call.name)
+    """``call`` of ``tool`` (None: no tool of its name): gate, callbacks, the tool itself."""
+    agent = batch.agent
     if tool is None:
-        known = ", ".join(tools) or "(none)"
+        known = ", ".join(batch.tools) or "(none)"
         result: Any = {"error": f"unknown tool {call.name!r}; available tools: {known}"}
         scope.failed("UnknownTool")
     else:
