@@ -95,9 +95,12 @@ class Event(BaseModel):
 
     def get_function_responses(self) -> list[FunctionResponse]:
         """The function responses in this event's content, in order."""
-        if self.content is None:
-            return []
-        return [p.function_response for p in self.content.parts if p.function_response is not None]
+        responses: list[FunctionResponse] = []
+        if self.content is not None:
+            for part in self.content.parts:  # a loop: asked of every stored event
+                if part.function_response is not None:
+                    responses.append(part.function_response)
+        return responses
 
     @property
     def text(self) -> str:

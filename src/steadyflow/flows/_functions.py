@@ -250,7 +250,7 @@ async def _dispatch(
             result = await run_callbacks(before, tool=tool, args=args, tool_context=tool_context)
         if result is not None:
             scope.short_circuit("before_tool_callback")
-        elif tool_context.confirmation_request is None:
+        elif not before or tool_context.confirmation_request is None:  # only they can ask yet
             result = await _run_tool(batch, tool, args, tool_context, scope)
         if tool_context.confirmation_request is not None:
             return _paused(call, tool_context, scope)

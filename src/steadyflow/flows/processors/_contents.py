@@ -91,7 +91,7 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
     for part in content.parts:
         if part.function_call is not None or part.function_response is not None:
             named = True
-        if not worth and not part.thought and part.has_payload():
+        if not worth and not part.thought and (part.text or part.has_payload()):
             worth = True
     if not worth or (named and is_confirmation_event(event)):
         return None
