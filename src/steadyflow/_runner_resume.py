@@ -61,4 +61,4 @@ async def continue_invocation(
     rest = rest_of_invocation(runner.agent, ctx, session.events, point)
     # The call in flight at the crash (if one was) counts as an attempt made.
     ctx.budget.count = record.llm_calls + (1 if crashed and rest.model_next else 0)
-    return Started(session, ctx, keeper, rest.events)
+    return session, ctx, keeper, rest.events

@@ -9,7 +9,6 @@ yield, and closing the record last, whatever ended the invocation.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import NamedTuple
 
 from ._aio import aclose
 from ._response_cap import ResponseMeter
@@ -24,17 +23,12 @@ from .sessions.base import Session
 __all__ = ["Started", "stored_events", "with_plugins"]
 
 
-class Started(NamedTuple):
-    """A started invocation: its session, context, record keeper and the agent's events.
+Started = tuple[Session, InvocationContext, RecordKeeper, AsyncIterator[Event]]
+"""A started invocation: its session, context, record keeper and the agent's events.
 
-    A named tuple rather than a frozen dataclass: made once per invocation
-    and unpacked at once, it costs no ``object.__setattr__`` per field.
-    """
-
-    session: Session
-    ctx: InvocationContext
-    keeper: RecordKeeper
-    events: AsyncIterator[Event]
+A plain tuple rather than a named one: made once per invocation and
+unpacked at once, it costs no call (a named tuple's ``__new__`` is Python).
+"""
 
 
 async def stored_events(
@@ -53,7 +47,7 @@ async def stored_events(
     if started is None:
         return
     session, ctx, keeper, events = started
-    on_event = plugins.hooks("on_event_callback")
+    on_event = plugins.hooks("on_event_callback") if plugins.plugins else ()
     error: BaseException | None = None
     limit = max_response_bytes
     meter = ResponseMeter(limit) if limit is not None else None

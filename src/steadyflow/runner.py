@@ -187,7 +187,11 @@ class Runner:
         message = Content.from_text(new_message) if isinstance(new_message, str) else new_message
         if not message.parts:
             raise ValueError("new_message has no parts")
-        answers = parse_answers(message)
+        answers = None
+        for part in message.parts:  # most messages hold no function response: nothing to parse
+            if part.function_response is not None:
+                answers = parse_answers(message)
+                break
         if answers is not None:
             take = answers_taker(self.session_service, message, answers, self.lease_seconds)
             return self._stored(
@@ -225,7 +229,8 @@ class Runner:
         user_event = None
         if message is not None:
             user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
-        agent = agent_to_run(self.agent, session, user_event)
+        root = self.agent  # without sub-agents, the root answers: nothing to ask
+        agent = agent_to_run(root, session, user_event) if root.sub_agents else root
         record = start_record(
             invocation_id=ctx.invocation_id,
             app_name=self.app_name,
@@ -247,7 +252,7 @@ class Runner:
             events = (
                 agent.run_async(agent_ctx) if message is not None else agent.run_live(agent_ctx)
             )
-        return Started(session, ctx, keeper, events)
+        return session, ctx, keeper, events
 
     def resume_async(
         self,

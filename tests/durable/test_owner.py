@@ -90,3 +90,21 @@ async def test_a_lease_held_by_the_live_owner_is_never_taken(service, live_pid):
     )
     with pytest.raises(NothingToResumeError, match="never taken over"):
         [e async for e in runner.resume_async(user_id="u", session_id=session_id)]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_owns_its_records_as_itself_not_as_its_parent():
+    parent = current_owner()  # made (and kept) before the fork
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the owner it would record, then leave at once
+        owner = current_owner()
+        os.write(write, f"{owner.pid} {owner.started_at!r}".encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child_pid, child_started = pipe.read().split()
+    os.waitpid(pid, 0)
+    assert int(child_pid) == pid != parent.pid
+    assert float(child_started) != parent.started_at
+    assert current_owner() is parent

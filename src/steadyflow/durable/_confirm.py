@@ -41,7 +41,6 @@ __all__ = [
     "Taker",
     "answers_taker",
     "check_answers",
-    "confirmation_of",
     "mark_waiting",
     "settle_waiting",
     "take_answers",
@@ -67,18 +66,6 @@ def mark_waiting(journal: dict[str, Any], event: Event) -> bool:
                 "payload": request.payload,
             }
     return bool(requests)
-
-
-def confirmation_of(entry: dict[str, Any] | None) -> ToolConfirmation | None:
-    """The answer a journal entry holds, None when it holds none."""
-    if entry is None or "answer" not in entry:  # most entries hold none
-        return None
-    answer = entry["answer"]
-    if not is_object(answer):
-        return None
-    return ToolConfirmation(
-        bool(answer.get("confirmed")), answer.get("payload"), str(entry.get("hint") or "")
-    )
 
 
 def settle_waiting(record: InvocationRecord, error: BaseException | None) -> None:

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._confirmation import ToolConfirmation
+from .._json import is_object
 from .._tool_journal import KnownOutcome
 from ..context import LlmCallBudget
 from ..errors import StaleInvocationError
@@ -41,9 +42,9 @@ from ..sessions.invocations import InvocationRecord
 from ..trace_record._schema import InvocationTrace
 from ..types import FunctionCall
 from ..usage._meter import UsageMeter
-from ._confirm import ANSWERED, confirmation_of, mark_waiting, settle_waiting
+from ._confirm import ANSWERED, mark_waiting, settle_waiting
 from ._records import finish_record
-from ._renewer import LeaseRenewer
+from ._renewer import LeaseRenewer, Renewable
 
 __all__ = ["INTERRUPTED_RESPONSE", "RecordKeeper"]
 
@@ -60,6 +61,9 @@ INTERRUPTED_RESPONSE = {
 """What the model gets for a non-idempotent call that was in flight at a crash."""
 
 _STARTED, _DONE = "started", "done"
+
+_NOT_RENEWED: set[Renewable] = set()
+"""The renewal set of a keeper not (yet) renewed: always empty, only ever discarded from."""
 
 
 class RecordKeeper:
@@ -100,11 +104,12 @@ class RecordKeeper:
         self.written_at = 0.0
         self._waiting = False  # a pause event was stored: the record closes WAITING
         self._unwritten: set[str] = set()  # journaled results not yet stored
+        self._renewed: set[Renewable] = _NOT_RENEWED  # the renewer's set, once added to it
 
     def start_renewal(self) -> None:
         """Have the runner's renewer keep the lease until ``close``."""
         self.written_at = self._clock()
-        self._renewer.add(self)
+        self._renewed = self._renewer.add(self)
 
     async def renew(self) -> bool:
         """Push the lease forward; False once another process has taken the invocation."""
@@ -135,7 +140,7 @@ class RecordKeeper:
         record = self.record
         record.llm_calls = self.budget.count
         if self.usage is not None:
-            record.usage = self.usage.stored()
+            record.usage = self.usage.stored
         record.lease_expires_at = now + self._lease
 
     async def start(self, session: Session, user_event: Event | None) -> None:
@@ -145,7 +150,7 @@ class RecordKeeper:
             await self.service.create_invocation(self.record)
         else:
             await self.service.append_event_and_record(session, user_event, self.record)
-        self._renewer.add(self)  # ``_refresh`` set ``written_at``
+        self._renewed = self._renewer.add(self)  # ``_refresh`` set ``written_at``
 
     async def append(self, session: Session, event: Event) -> Event:
         """Store ``event`` and the record in one commit; returns the event as stored."""
@@ -205,7 +210,15 @@ class RecordKeeper:
 
     def confirmation(self, call: FunctionCall) -> ToolConfirmation | None:
         """A person's answer to ``call``'s confirmation request, None when it had none."""
-        return confirmation_of(self.record.journal.get(call.id or ""))
+        entry = self.record.journal.get(call.id or "")
+        if entry is None or "answer" not in entry:  # most entries hold none
+            return None
+        answer = entry["answer"]
+        if not is_object(answer):
+            return None
+        return ToolConfirmation(
+            bool(answer.get("confirmed")), answer.get("payload"), str(entry.get("hint") or "")
+        )
 
     async def finished(
         self,
@@ -248,13 +261,13 @@ class RecordKeeper:
 
     async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
         """Close the record (status, calls, trace); a refused write only logs."""
-        self._renewer.discard(self)
+        self._renewed.discard(self)  # what ``LeaseRenewer.discard`` does, without its look-up
         lock = self._lock
         if lock is not None:
             await lock.acquire()  # see the class docstring
         try:
             if self.usage is not None:
-                self.record.usage = self.usage.stored()
+                self.record.usage = self.usage.stored
             finish_record(
                 self.record,
                 trace=trace,

@@ -11,7 +11,6 @@ logged) when another process took the invocation over.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import socket
 
@@ -24,14 +23,30 @@ __all__ = ["SHUTTING_DOWN", "current_owner", "ended_status", "finish_record", "s
 _MESSAGE_LIMIT = 500
 
 
+_owner: InvocationOwner | None = None
+"""This process as an owner, made at the first record (``os.getpid`` is a syscall)."""
+
+
 def current_owner() -> InvocationOwner:
     """This process as an owner: host name, pid, and when it started (see ``_process``)."""
-    return _owner(os.getpid())  # keyed by pid: a forked child is another owner
+    global _owner
+    owner = _owner
+    if owner is None:
+        started = this_process_started_at()
+        owner = _owner = InvocationOwner(socket.gethostname(), os.getpid(), started)
+    return owner
 
 
-@functools.cache
-def _owner(pid: int) -> InvocationOwner:
-    return InvocationOwner(socket.gethostname(), pid, this_process_started_at())
+def _forget_owner() -> None:
+    global _owner
+    _owner = None  # a forked child is another owner
+
+
+if hasattr(os, "register_at_fork"):  # no fork, no child to tell apart (Windows)
+    os.register_at_fork(after_in_child=_forget_owner)
+
+_BLANK = InvocationRecord(id="", app_name="", user_id="", session_id="", agent="")
+"""Every field at its default: a new record is a copy of it with its own fields set."""
 
 
 def start_record(
@@ -45,19 +60,23 @@ def start_record(
     now: float,
     lease_seconds: float,
 ) -> InvocationRecord:
-    """A new ``RUNNING`` record owned by this process, its lease running from ``now``."""
-    return InvocationRecord(
-        id=invocation_id,
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
-        agent=agent,
-        status=InvocationStatus.RUNNING,
-        started_at=now,
-        max_llm_calls=max_llm_calls,
-        owner=current_owner(),
-        lease_expires_at=now + lease_seconds,
-    )
+    """A new ``RUNNING`` record owned by this process, its lease running from ``now``.
+
+    Copied from ``_BLANK`` and set field by field, not built by the
+    dataclass's keyword constructor: 7.1k instructions against 14.4k
+    (callgrind), once a turn.
+    """
+    record = _BLANK.copy()
+    record.id = invocation_id
+    record.app_name = app_name
+    record.user_id = user_id
+    record.session_id = session_id
+    record.agent = agent
+    record.started_at = now
+    record.max_llm_calls = max_llm_calls
+    record.owner = _owner or current_owner()
+    record.lease_expires_at = now + lease_seconds
+    return record
 
 
 SHUTTING_DOWN = "steadyflow: the process is shutting down"
@@ -98,7 +117,8 @@ def finish_record(
     now: float,
 ) -> None:
     """Close ``record`` in place: status, end time, calls used, error, trace; lease released."""
-    record.status = ended_status(error)
+    # Most turns complete: no call to ask how an error ended them.
+    record.status = InvocationStatus.COMPLETED if error is None else ended_status(error)
     record.ended_at = now
     record.llm_calls = llm_calls
     record.trace = trace

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from ..errors import SessionError, StaleInvocationError, StaleSessionError
 from ..events import Event
@@ -106,66 +106,68 @@ class InMemorySessionService(BaseSessionService):
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Store ``event`` and apply its state delta, then update ``session``."""
-        return self._append(session, event)
-
-    def _append(self, session: Session, event: Event) -> Event:
-        if event.partial:
-            return event
-        stored = self._sessions.get((session.app_name, session.user_id, session.id))
-        if stored is None:
-            raise SessionError(f"session {session.id!r} was deleted; cannot append to it")
-        event_id = event.id  # each read of a pydantic field costs: read once
-        if event_id in stored.event_ids:
-            return event
-        if stored.revision != session.revision:
-            raise StaleSessionError(session.id, session.revision, stored.revision)
-        event = apply_event_locally(session, event)  # bumps the copy's revision
-        if event.actions.state_delta:
-            self._store_delta(stored, event.actions.state_delta)
-        stored.events.append(event)
-        stored.revision += 1
-        stored.updated = event.timestamp
-        stored.event_ids.add(event_id)
-        return event
+        return self._commit(session, event, None)
 
     async def create_invocation(self, record: InvocationRecord) -> None:
         """Store a new invocation record and set its ``revision`` to 1."""
-        self._put_record(self._checked_records(record), record)
+        self._commit(None, None, record)
 
     async def update_invocation(self, record: InvocationRecord) -> None:
         """Store ``record`` if the stored one is at ``record.revision``; bump it."""
-        self._put_record(self._checked_records(record), record)
+        self._commit(None, None, record)
 
     async def append_event_and_record(
         self, session: Session, event: Event, record: InvocationRecord
     ) -> Event:
         """``append_event`` and a write of ``record``, both or neither."""
-        records = self._checked_records(record)
-        stored = self._append(session, event)
-        self._put_record(records, record)
-        return stored
+        return self._commit(session, event, record)
 
-    def _checked_records(self, record: InvocationRecord) -> dict[str, InvocationRecord]:
-        """The records of ``record``'s session, unless ``record`` may not be written.
+    @overload
+    def _commit(self, session: Session, event: Event, record: InvocationRecord | None) -> Event: ...
 
-        It may when it is new and its id free, or at the stored revision.
+    @overload
+    def _commit(self, session: None, event: None, record: InvocationRecord) -> None: ...
+
+    def _commit(
+        self, session: Session | None, event: Event | None, record: InvocationRecord | None
+    ) -> Event | None:
+        """Every write: an event (on ``session``), a record, or both; all checks before any change.
+
+        A record may be written when it is new and its id free, or when it
+        is at the stored revision. One function for all four writes: a
+        turn's writes (three to six) each cost one call here, not three.
         """
-        session = self._sessions.get((record.app_name, record.user_id, record.session_id))
-        if session is None:
-            raise SessionError(f"session {record.session_id!r} does not exist")
-        records = session.records
-        stored = records.get(record.id)
-        if record.revision == 0:
-            if stored is not None:
-                raise SessionError(f"invocation {record.id!r} already exists")
-        elif stored is None or stored.revision != record.revision:
-            raise StaleInvocationError(record.id, record.revision)
-        return records
-
-    @staticmethod
-    def _put_record(records: dict[str, InvocationRecord], record: InvocationRecord) -> None:
-        record.revision += 1
-        records[record.id] = record.copy()
+        records: dict[str, InvocationRecord] = {}
+        if record is not None:
+            owner = self._sessions.get((record.app_name, record.user_id, record.session_id))
+            if owner is None:
+                raise SessionError(f"session {record.session_id!r} does not exist")
+            records = owner.records
+            stored_record = records.get(record.id)
+            if record.revision == 0:
+                if stored_record is not None:
+                    raise SessionError(f"invocation {record.id!r} already exists")
+            elif stored_record is None or stored_record.revision != record.revision:
+                raise StaleInvocationError(record.id, record.revision)
+        if session is not None and event is not None and not event.partial:
+            stored = self._sessions.get((session.app_name, session.user_id, session.id))
+            if stored is None:
+                raise SessionError(f"session {session.id!r} was deleted; cannot append to it")
+            event_id = event.id  # each read of a pydantic field costs: read once
+            if event_id not in stored.event_ids:  # the same event twice is stored once
+                if stored.revision != session.revision:
+                    raise StaleSessionError(session.id, session.revision, stored.revision)
+                event = apply_event_locally(session, event)  # bumps the copy's revision
+                if event.actions.state_delta:
+                    self._store_delta(stored, event.actions.state_delta)
+                stored.events.append(event)
+                stored.revision += 1
+                stored.updated = event.timestamp
+                stored.event_ids.add(event_id)
+        if record is not None:
+            record.revision += 1
+            records[record.id] = record.copy()
+        return event
 
     def _records(self, app_name: str, user_id: str, session_id: str) -> dict[str, InvocationRecord]:
         stored = self._sessions.get((app_name, user_id, session_id))

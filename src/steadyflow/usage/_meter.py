@@ -67,6 +67,13 @@ class UsageMeter:
         prices: the user's own prices, before the maintained list.
         spend: the spend limits (None: none).
         totals: what was used before (a resumed invocation's record).
+
+    Attributes:
+        stored: what the invocation's record keeps: the totals, and the
+            limits under ``"limits"``. An attribute, built again whenever an
+            attempt was counted or the totals replaced (the record keeper
+            reads it on every write: no call each time). Read-only: the dict
+            is handed out again.
     """
 
     def __init__(
@@ -83,7 +90,8 @@ class UsageMeter:
         # Made when first needed: most turns price nothing and charge no store.
         self._price_cache: dict[tuple[str, str], Price | None] | None = None
         self._pending: set[asyncio.Task[None]] | None = None
-        self._stored: dict[str, Any] | None = None  # ``stored()`` until the totals change
+        nothing = self.limits is None and totals is None
+        self.stored: dict[str, Any] = {} if nothing else self._stored_now()
 
     @property
     def checks_attempts(self) -> bool:
@@ -99,7 +107,8 @@ class UsageMeter:
 
     @totals.setter
     def totals(self, totals: UsageTotals) -> None:
-        self._totals, self._stored = totals, None
+        self._totals = totals
+        self.stored = self._stored_now()
 
     def price(self, provider: str, model: str) -> Price | None:
         """The price of ``model`` (looked up once per invocation)."""
@@ -110,18 +119,11 @@ class UsageMeter:
             cache[key] = find_price(provider, model, self._prices)
         return cache[key]
 
-    def stored(self) -> dict[str, Any]:
-        """What the invocation's record keeps: the totals, and the limits under ``"limits"``.
-
-        Built again only after an attempt was counted: the record keeper asks
-        on every write. Treat the dict as read-only (it is handed out again).
-        """
-        if self._stored is None:
-            data = {} if self._totals is None else self._totals.to_dict()
-            if self.limits is not None:
-                data["limits"] = self.limits.to_dict()
-            self._stored = data
-        return self._stored
+    def _stored_now(self) -> dict[str, Any]:
+        data = {} if self._totals is None else self._totals.to_dict()
+        if self.limits is not None:
+            data["limits"] = self.limits.to_dict()
+        return data
 
     @staticmethod
     def stored_limits(stored: dict[str, Any]) -> UsageLimits | None:
@@ -166,7 +168,7 @@ class UsageMeter:
             price = self.price(provider, model)
             cost = None if price is None else price.cost(usage)
             self.totals.add(usage, cost)
-            self._stored = None
+            self.stored = self._stored_now()
         if self.spend is not None and hold is not None:
             self._background(self.spend.settle(hold, usage, cost))
         return cost
