@@ -320,12 +320,7 @@ async def execute_function_calls(
         answered.append((answer.part, answer.actions))
     if requests:
         ctx.end_invocation = True  # the invocation waits for a person
-        return _event(
-            agent,
-            ctx,
-            Content(role="model", parts=[Part(function_call=r) for r in requests]),
-            [r.id or "" for r in requests],
-        )
+        return _pause_event(agent, ctx, requests)
     return response_event(
         answered,
         invocation_id=ctx.invocation_id,
@@ -367,13 +362,11 @@ def response_event(
     return event
 
 
-def _event(
-    agent: FlowAgent, ctx: InvocationContext, content: Content, waiting: list[str] | None = None
-) -> Event:
-    """The batch's pause event: its confirmation requests (``waiting``)."""
+def _pause_event(agent: FlowAgent, ctx: InvocationContext, requests: list[FunctionCall]) -> Event:
+    """The batch's pause event: its confirmation requests, listed as long-running."""
+    content = Content(role="model", parts=[Part(function_call=r) for r in requests])
     event = Event(invocation_id=ctx.invocation_id, author=agent.name, content=content)
-    if waiting:
-        event.long_running_tool_ids = waiting
+    event.long_running_tool_ids = [r.id or "" for r in requests]
     if ctx.branch is not None:
         event.branch = ctx.branch
     return event
