@@ -44,7 +44,7 @@ from ..types import FunctionCall
 from ..usage._meter import UsageMeter
 from ._confirm import ANSWERED, mark_waiting, settle_waiting
 from ._records import finish_record
-from ._renewer import LeaseRenewer, Renewable
+from ._renewer import LeaseRenewer
 
 __all__ = ["INTERRUPTED_RESPONSE", "RecordKeeper"]
 
@@ -61,9 +61,6 @@ INTERRUPTED_RESPONSE = {
 """What the model gets for a non-idempotent call that was in flight at a crash."""
 
 _STARTED, _DONE = "started", "done"
-
-_NOT_RENEWED: set[Renewable] = set()
-"""The renewal set of a keeper not (yet) renewed: always empty, only ever discarded from."""
 
 
 class RecordKeeper:
@@ -104,12 +101,11 @@ class RecordKeeper:
         self.written_at = 0.0
         self._waiting = False  # a pause event was stored: the record closes WAITING
         self._unwritten: set[str] = set()  # journaled results not yet stored
-        self._renewed: set[Renewable] = _NOT_RENEWED  # the renewer's set, once added to it
 
     def start_renewal(self) -> None:
         """Have the runner's renewer keep the lease until ``close``."""
         self.written_at = self._clock()
-        self._renewed = self._renewer.add(self)
+        self._renewer.add(self)
 
     async def renew(self) -> bool:
         """Push the lease forward; False once another process has taken the invocation."""
@@ -150,7 +146,7 @@ class RecordKeeper:
             await self.service.create_invocation(self.record)
         else:
             await self.service.append_event_and_record(session, user_event, self.record)
-        self._renewed = self._renewer.add(self)  # ``_refresh`` set ``written_at``
+        self._renewer.add(self)  # ``_refresh`` set ``written_at``
 
     async def append(self, session: Session, event: Event) -> Event:
         """Store ``event`` and the record in one commit; returns the event as stored."""
@@ -261,7 +257,7 @@ class RecordKeeper:
 
     async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
         """Close the record (status, calls, trace); a refused write only logs."""
-        self._renewed.discard(self)  # what ``LeaseRenewer.discard`` does, without its look-up
+        self._renewer.discard(self)
         lock = self._lock
         if lock is not None:
             await lock.acquire()  # see the class docstring

@@ -74,7 +74,7 @@ def start_record(
     record.agent = agent
     record.started_at = now
     record.max_llm_calls = max_llm_calls
-    record.owner = _owner or current_owner()
+    record.owner = current_owner()
     record.lease_expires_at = now + lease_seconds
     return record
 

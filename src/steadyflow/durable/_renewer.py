@@ -62,13 +62,8 @@ class LeaseRenewer:
         self._clock, self._sleep = clock, sleep
         self._loops: dict[asyncio.AbstractEventLoop, _OnLoop] = {}
 
-    def add(self, keeper: Renewable) -> set[Renewable]:
-        """Keep ``keeper``'s lease until ``discard``; starts this loop's task if needed.
-
-        Returns the set of this loop's keepers: discarding ``keeper`` from it
-        is what ``discard`` does (the record keeper does so itself when it
-        closes, saving the call and the loop look-up).
-        """
+    def add(self, keeper: Renewable) -> None:
+        """Keep ``keeper``'s lease until ``discard``; starts this loop's task if needed."""
         loop = asyncio.get_running_loop()
         on_loop = self._loops.get(loop)
         if on_loop is None:
@@ -76,7 +71,6 @@ class LeaseRenewer:
         on_loop.keepers.add(keeper)
         if on_loop.task is None:
             on_loop.task = loop.create_task(self._run(loop, on_loop))
-        return on_loop.keepers
 
     def discard(self, keeper: Renewable) -> None:
         """Stop renewing ``keeper``'s lease (the task ends with its last keeper)."""
