@@ -17,8 +17,12 @@ What an agent sees:
 - other agents' messages re-cast as user context ("For context: [x] said ...");
 - with ``include_contents="none"``, only the current turn: from the latest
   user message on;
-- function responses right after their calls, the latest per call
-  (``_pairing``: a long-running tool's late result);
+- every call followed by exactly one response, the latest per call; a call
+  with none gets one that says why, a response with no call becomes text
+  (``_pairing``, the one repair point: whatever the session holds, the
+  request is one every provider accepts);
+- a call or response marked as a thought is still a call or response (the
+  flag is cleared in the request; only text can be a thought);
 - never a confirmation pause or answer (between the runtime and a person).
 
 With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
@@ -32,7 +36,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from ..._confirmation import is_confirmation_event
+from ..._confirmation import confirmation_requests, is_confirmation_event
 from ...context import InvocationContext
 from ...events import Event
 from ...history.policy import HistoryPolicy
@@ -42,7 +46,7 @@ from ...models.llm_request import LlmRequest
 from ...types import Content, Part
 from ._base import RequestProcessor
 from ._history import HistoryView, history_contents, warn_if_over
-from ._pairing import is_paired_after, needs_pairing, pair_function_responses
+from ._pairing import Unanswered, is_paired_after, needs_repair, repair
 
 if TYPE_CHECKING:
     from .._agent import FlowAgent
@@ -75,10 +79,33 @@ def _as_context(event: Event) -> Content:
     return Content(role="user", parts=parts)
 
 
+def _note_unanswered(event: Event, unanswered: dict[str, Unanswered]) -> None:
+    """Why calls listed as long-running in ``event`` may have no response yet."""
+    requests = confirmation_requests(event)
+    for request in requests:
+        if request.call.id:
+            unanswered[request.call.id] = Unanswered.AWAITING_CONFIRMATION
+    if not requests:
+        for call_id in event.long_running_tool_ids or ():
+            unanswered.setdefault(call_id, Unanswered.PENDING)
+
+
+def _without_thought_flags(content: Content) -> Content:
+    """``content`` with its calls and responses no longer marked as thoughts."""
+    parts = [
+        part.model_copy(update={"thought": None})
+        if part.thought and (part.function_call or part.function_response)
+        else part
+        for part in content.parts
+    ]
+    return content.model_copy(update={"parts": parts})
+
+
 def event_to_content(event: Event, agent_name: str, branch: str | None) -> Content | None:
     """The content an agent sees for one event, or None when it sees nothing.
 
-    An event whose parts are all empty text or only thoughts is not replayed.
+    An event whose parts are all empty text or only thoughts is not replayed;
+    a call or a response is never a mere thought (some models mark them so).
     """
     content = event.content
     if content is None or event.partial:
@@ -87,16 +114,19 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
     # response (so cannot be a confirmation's), and run on no branch.
     if event.custom_metadata is not None and is_summary_event(event):
         return None
-    worth = named = False  # a part worth replaying (not a thought, not empty text); a call
+    worth = named = flagged = False  # a part worth replaying; a call; a call marked thought
     for part in content.parts:
         if part.function_call is not None or part.function_response is not None:
-            named = True
+            named = worth = True
+            flagged = flagged or bool(part.thought)
         if not worth and not part.thought and (part.text or part.has_payload()):
             worth = True
     if not worth or (named and is_confirmation_event(event)):
         return None
     if branch and not _visible(event, branch):
         return None
+    if flagged:
+        content = _without_thought_flags(content)
     if event.author in ("user", agent_name):
         return content
     return _as_context(event)
@@ -105,22 +135,31 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
 class _Converted:
     """One (session, branch)'s converted contents, as far as ``count`` events."""
 
-    __slots__ = ("contents", "count", "history", "last_id", "unpaired")
+    __slots__ = ("contents", "count", "history", "last_id", "unanswered", "unpaired")
 
     def __init__(self, history: HistoryView | None) -> None:
         self.count = 0
         self.last_id = ""
         self.contents: list[Content] = []
         self.history = history
-        self.unpaired = False  # some function response does not follow its call
+        self.unpaired = False  # some call or response breaks the invariant (``_pairing``)
+        self.unanswered: dict[str, Unanswered] = {}  # why a call may have no response
+
+    def complete(self) -> bool:
+        """Whether the contents keep the invariant as they are (``_pairing``)."""
+        contents = self.contents
+        return not self.unpaired and (not contents or is_paired_after(contents[-1], _NOTHING_AFTER))
+
+
+_NOTHING_AFTER = Content(role="user", parts=[])
 
 
 class ContentsProcessor(RequestProcessor):
     """Fills ``request.contents`` from the session, incrementally.
 
     Args:
-        pair_responses: put function responses right after their calls
-            (``_pairing``); False replays the session's order as it is.
+        pair_responses: keep the invariant (``_pairing``); False replays the
+            session's order as it is, unrepaired (for tests of the window).
     """
 
     def __init__(self, *, pair_responses: bool = True) -> None:
@@ -137,7 +176,12 @@ class ContentsProcessor(RequestProcessor):
         events = ctx.session.events
         policy = agent.history
         if agent.include_contents == "none":
-            request.contents = self._paired(self._current_turn(events, agent.name, ctx.branch))
+            unanswered: dict[str, Unanswered] = {}
+            for event in events:
+                if event.long_running_tool_ids:
+                    _note_unanswered(event, unanswered)
+            turn = self._current_turn(events, agent.name, ctx.branch)
+            request.contents = self._paired(turn, unanswered)
             if policy is not None:
                 tokens = sum(content_tokens(c) for c in request.contents)
                 warn_if_over(ctx, policy, request, tokens)
@@ -147,7 +191,7 @@ class ContentsProcessor(RequestProcessor):
         assert history is not None  # without a policy, ``apply`` did the work
         model = agent.canonical_model
         window, tokens = await history_contents(ctx, history, cached.contents, model)
-        request.contents = self._paired(window)
+        request.contents = self._paired(window, cached.unanswered)
         warn_if_over(ctx, history.policy, request, tokens)
         return request
 
@@ -159,8 +203,8 @@ class ContentsProcessor(RequestProcessor):
             return None
         cached = self._converted(ctx, agent.name, None)
         contents = cached.contents
-        if cached.unpaired:
-            request.contents = pair_function_responses(contents)
+        if self.pair_responses and not cached.complete():
+            request.contents = repair(contents, cached.unanswered)
         elif request.contents:  # a processor before this one put some there: replaced
             request.contents = list(contents)
         else:  # the request's own new list, filled: no pydantic setattr per step
@@ -188,6 +232,8 @@ class ContentsProcessor(RequestProcessor):
         history, contents, branch = cached.history, cached.contents, ctx.branch
         for index in range(cached.count, len(events)):  # islice would walk the prefix
             event = events[index]
+            if event.long_running_tool_ids:
+                _note_unanswered(event, cached.unanswered)
             content = event_to_content(event, agent_name, branch)
             if content is not None:
                 previous = contents[-1] if contents else None
@@ -201,9 +247,9 @@ class ContentsProcessor(RequestProcessor):
         cached.last_id = events[-1].id if events else ""
         return cached
 
-    def _paired(self, contents: list[Content]) -> list[Content]:
-        if self.pair_responses and needs_pairing(contents):
-            return pair_function_responses(contents)
+    def _paired(self, contents: list[Content], unanswered: dict[str, Unanswered]) -> list[Content]:
+        if self.pair_responses and needs_repair(contents):
+            return repair(contents, unanswered)
         return contents
 
     @staticmethod
