@@ -46,7 +46,7 @@ from ...models.llm_request import LlmRequest
 from ...types import Content, Part
 from ._base import RequestProcessor
 from ._history import HistoryView, history_contents, warn_if_over
-from ._pairing import Unanswered, is_paired_after, needs_repair, repair
+from ._pairing import Unanswered, is_paired_after, makes_calls, needs_repair, repair
 
 if TYPE_CHECKING:
     from .._agent import FlowAgent
@@ -148,10 +148,7 @@ class _Converted:
     def complete(self) -> bool:
         """Whether the contents keep the invariant as they are (``_pairing``)."""
         contents = self.contents
-        return not self.unpaired and (not contents or is_paired_after(contents[-1], _NOTHING_AFTER))
-
-
-_NOTHING_AFTER = Content(role="user", parts=[])
+        return not self.unpaired and not (contents and makes_calls(contents[-1]))
 
 
 class ContentsProcessor(RequestProcessor):

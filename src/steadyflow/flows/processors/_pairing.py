@@ -40,7 +40,14 @@ from typing import Any
 
 from ...types import Content, FunctionCall, Part
 
-__all__ = ["Unanswered", "is_paired_after", "needs_repair", "repair", "unanswered_response"]
+__all__ = [
+    "Unanswered",
+    "is_paired_after",
+    "makes_calls",
+    "needs_repair",
+    "repair",
+    "unanswered_response",
+]
 
 
 class Unanswered(enum.Enum):
@@ -110,8 +117,18 @@ def needs_repair(contents: Sequence[Content]) -> bool:
         if not is_paired_after(previous, content):
             return True
         previous = content
-    # the last content: its calls have no response after them
-    return previous is not None and not is_paired_after(previous, Content(role="user", parts=[]))
+    return previous is not None and makes_calls(previous)  # nothing after it answers them
+
+
+def makes_calls(content: Content) -> bool:
+    """Whether ``content`` is a model turn with calls (that need responses after it)."""
+    if content.role != "model":
+        return False
+    for part in content.parts:
+        call = part.function_call
+        if call is not None and call.id:
+            return True
+    return False
 
 
 def _as_text(part: Part) -> Part:
