@@ -32,6 +32,7 @@ from .types import Content, FunctionCall, FunctionResponse, Part
 
 __all__ = [
     "REQUEST_CONFIRMATION_NAME",
+    "SUPERSEDED_REASON",
     "ConfirmationRequest",
     "ToolConfirmation",
     "confirmation_answer",
@@ -41,6 +42,7 @@ __all__ = [
     "is_confirmation_event",
     "parse_answers",
     "request_call",
+    "superseded_response",
 ]
 
 REQUEST_CONFIRMATION_NAME = "steadyflow_request_confirmation"
@@ -107,6 +109,22 @@ def declined_response(call: FunctionCall, confirmation: ToolConfirmation) -> dic
     if confirmation.payload is not None:
         response["payload"] = confirmation.payload
     return response
+
+
+SUPERSEDED_REASON = "superseded by a new message"
+"""Why a call that waited for a confirmation was declined when a new message came instead."""
+
+
+def superseded_response(call: FunctionCall) -> dict[str, Any]:
+    """What the model reads for a waiting call a new message superseded (the tool did not run)."""
+    return {
+        "error": (
+            f"declined: {SUPERSEDED_REASON}; this call of tool {call.name!r} was waiting "
+            "for a person's confirmation and did not run"
+        ),
+        "declined": True,
+        "reason": SUPERSEDED_REASON,
+    }
 
 
 def _as_request(call: FunctionCall) -> ConfirmationRequest | None:

@@ -6,6 +6,7 @@ import enum
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .retry._config import RetryConfig
 from .usage.limits import SpendLimit, UsageLimits
@@ -44,6 +45,13 @@ class RunConfig:
             a window, across invocations, checked before every attempt.
         prices: your own model prices (``"provider:model"`` or ``"model"``
             keys), used before the maintained list (``steadyflow[cost]``).
+        on_pending_confirmation: what a plain message does while
+            confirmation requests of the session wait for an answer.
+            ``"supersede"`` (default): each waiting call is declined with the
+            reason "superseded by a new message" (the model reads it), the
+            waiting invocation ends ``SUPERSEDED``, and the message starts a
+            new invocation. ``"raise"``: ``ConfirmationPendingError`` before
+            anything is stored or any model is called (the server answers 409).
     """
 
     max_llm_calls: int = 500
@@ -52,6 +60,7 @@ class RunConfig:
     usage_limits: UsageLimits | None = None
     spend_limits: Sequence[SpendLimit] = ()
     prices: Mapping[str, ModelPrice] | None = None
+    on_pending_confirmation: Literal["supersede", "raise"] = "supersede"
 
     def __post_init__(self) -> None:
         if isinstance(self.max_llm_calls, bool) or not isinstance(self.max_llm_calls, int):
@@ -61,6 +70,11 @@ class RunConfig:
         if not isinstance(self.retry_config, RetryConfig):
             raise ValueError(f"retry_config must be a RetryConfig, got {self.retry_config!r}")
         self._check_usage_fields()
+        if self.on_pending_confirmation not in ("supersede", "raise"):
+            raise ValueError(
+                "on_pending_confirmation must be 'supersede' or 'raise', "
+                f"got {self.on_pending_confirmation!r}"
+            )
         if self.max_llm_calls <= 0:
             logger.warning(
                 "max_llm_calls=%d turns the call budget (attempts) off: "

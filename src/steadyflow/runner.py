@@ -17,6 +17,9 @@ it is conditional on the record's own revision, not the session's, so a
 finished turn keeps its trace whatever other writers appended meanwhile.
 
 A message of confirmation answers continues the ``WAITING`` invocation (same id).
+Any other message, while such an invocation waits, supersedes it (its
+waiting calls are declined, the model is told) or is refused, as
+``RunConfig.on_pending_confirmation`` says (``durable._supersede``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,15 @@ from ._runner_resume import continue_invocation
 from ._runner_store import Started, stored_events, with_plugins
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
-from .durable import LeaseRenewer, RecordKeeper, answers_taker, claim_taker, start_record
+from .durable import (
+    LeaseRenewer,
+    RecordKeeper,
+    answers_taker,
+    claim_taker,
+    may_be_waiting,
+    settle_pending,
+    start_record,
+)
 from .errors import ConfigurationError, SessionNotFoundError
 from .events import Event
 from .live_request_queue import LiveRequestQueue
@@ -179,8 +190,13 @@ class Runner:
         Confirmation answers (``confirmation_answer``) as ``new_message``
         continue the waiting invocation instead (docs/confirmation.md).
 
+        Any other message while confirmation requests wait supersedes them
+        (``RunConfig.on_pending_confirmation``).
+
         Raises:
             ConfirmationError: an answer that fits no waiting request.
+            ConfirmationPendingError: requests wait and the run config says
+                ``on_pending_confirmation="raise"`` (nothing was stored).
         """
         if run_config is not None and run_config.streaming_mode is StreamingMode.BIDI:
             raise ValueError("StreamingMode.BIDI runs through Runner.run_live, not run_async")
@@ -225,6 +241,11 @@ class Runner:
     ) -> Started:
         """Load the session, store the user's message with the new record, start the agent."""
         session = await self._load(user_id, session_id)
+        if message is not None and may_be_waiting(session):
+            on_pending = run_config.on_pending_confirmation
+            await settle_pending(
+                self.session_service, session, on_pending=on_pending, now=time.time()
+            )
         ctx = self._context(session, run_config, message)
         user_event = None
         if message is not None:

@@ -24,6 +24,7 @@ from ._resume import (
     resume_point,
     resumed_events,
 )
+from ._supersede import may_be_waiting, settle_pending
 from ._sweep import SweepOutcome, SweepResult, resume_expired, resume_expired_logged
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "ended_status",
     "finish_record",
     "is_free",
+    "may_be_waiting",
     "owner_alive",
     "resumable",
     "resume_expired",
@@ -51,6 +53,7 @@ __all__ = [
     "resume_point",
     "resumed_events",
     "rest_of_invocation",
+    "settle_pending",
     "start_record",
     "take_answers",
 ]

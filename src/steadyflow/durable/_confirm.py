@@ -44,6 +44,7 @@ __all__ = [
     "mark_waiting",
     "settle_waiting",
     "take_answers",
+    "waiting_requests",
     "waits_for_a_person",
 ]
 
@@ -86,6 +87,11 @@ def _waiting(record: InvocationRecord) -> dict[str, str]:
         if is_object(entry) and entry.get("state") == WAITING:
             found[str(entry.get("request"))] = call_id
     return found
+
+
+def waiting_requests(record: InvocationRecord) -> list[str]:
+    """The ids of ``record``'s confirmation requests that still wait for an answer."""
+    return list(_waiting(record))
 
 
 def waits_for_a_person(record: InvocationRecord) -> bool:

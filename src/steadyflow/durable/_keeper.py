@@ -46,7 +46,7 @@ from ._confirm import ANSWERED, mark_waiting, settle_waiting
 from ._records import finish_record
 from ._renewer import LeaseRenewer
 
-__all__ = ["INTERRUPTED_RESPONSE", "RecordKeeper"]
+__all__ = ["DONE", "INTERRUPTED_RESPONSE", "STARTED", "RecordKeeper"]
 
 logger = logging.getLogger("steadyflow.durable")
 
@@ -60,7 +60,8 @@ INTERRUPTED_RESPONSE = {
 }
 """What the model gets for a non-idempotent call that was in flight at a crash."""
 
-_STARTED, _DONE = "started", "done"
+STARTED, DONE = "started", "done"
+"""Journal states of a call: running (or cut short by a crash), finished with its result."""
 
 
 class RecordKeeper:
@@ -185,7 +186,7 @@ class RecordKeeper:
                     call_id not in journal or journal[call_id].get("state") == ANSWERED
                 ):
                     # an answered call keeps its answer while it runs
-                    journal[call_id] = {**journal.get(call_id, {}), "state": _STARTED}
+                    journal[call_id] = {**journal.get(call_id, {}), "state": STARTED}
                     fresh = True
             if fresh:
                 await self._write()
@@ -198,7 +199,7 @@ class RecordKeeper:
         entry = self.record.journal.get(call.id or "")
         if entry is None:
             return None
-        if entry.get("state") == _DONE:
+        if entry.get("state") == DONE:
             return KnownOutcome(dict(entry["response"]), dict(entry.get("state_delta") or {}))
         if entry.get("resumed") and not idempotent:
             return KnownOutcome(dict(INTERRUPTED_RESPONSE), {})
@@ -233,7 +234,7 @@ class RecordKeeper:
         if batch_size <= 1 or not call.id:
             return
         self.record.journal[call.id] = {
-            "state": _DONE,
+            "state": DONE,
             "response": response,
             "state_delta": state_delta,
         }
@@ -252,7 +253,7 @@ class RecordKeeper:
     def mark_resumed(self) -> None:
         """Entries still ``started`` were cut short by the crash (not by this run)."""
         for entry in self.record.journal.values():
-            if entry.get("state") == _STARTED:
+            if entry.get("state") == STARTED:
                 entry["resumed"] = True
 
     async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:

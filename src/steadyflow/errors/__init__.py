@@ -15,6 +15,7 @@
     │   └── AgentNotFoundError                 transfer to an agent that is not there
     ├── NothingToResumeError                   resume found no unfinished invocation
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
+    │   └── ConfirmationPendingError           a new message while requests wait (opt-in)
     ├── InvocationFailedError                  an invocation run on Temporal ended in error
     ├── ToolResponseError                      a tool failed; .response is what the model reads
     │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
@@ -53,6 +54,7 @@ from ._base import (
     AgentTransferError,
     ConfigurationError,
     ConfirmationError,
+    ConfirmationPendingError,
     InvocationFailedError,
     MissingStateKeyError,
     ModelNotFoundError,
@@ -102,6 +104,7 @@ __all__ = [
     "CircuitOpenError",
     "ConfigurationError",
     "ConfirmationError",
+    "ConfirmationPendingError",
     "EventTooLargeError",
     "InvocationFailedError",
     "InvocationLimitError",

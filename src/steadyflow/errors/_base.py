@@ -81,6 +81,28 @@ class ConfirmationError(SteadyflowError, ValueError):
     """
 
 
+class ConfirmationPendingError(ConfirmationError):
+    """A plain message came while confirmation requests wait, and the run refuses it.
+
+    Raised before anything is stored or any model is called, when
+    ``RunConfig(on_pending_confirmation="raise")``; by default the new
+    message supersedes the waiting requests instead (docs/confirmation.md).
+
+    Attributes:
+        invocation_ids: the waiting invocations.
+        request_ids: their waiting confirmation requests (answer these).
+    """
+
+    def __init__(self, session_id: str, invocation_ids: list[str], request_ids: list[str]) -> None:
+        self.invocation_ids = invocation_ids
+        self.request_ids = request_ids
+        super().__init__(
+            f"session {session_id!r} has confirmation requests waiting for an answer "
+            f"({', '.join(request_ids)}); answer them with confirmation_answer(...) "
+            "before sending a new message"
+        )
+
+
 class InvocationFailedError(SteadyflowError):
     """An invocation that ran elsewhere (a Temporal worker) ended in error.
 

@@ -97,7 +97,10 @@ class ServerLimits:
         mode = default_mode if options.streaming_mode is None else options.streaming_mode
         retry = replace(self.retry_config, max_attempts=attempts)
         return RunConfig(
-            max_llm_calls=calls, streaming_mode=StreamingMode(mode), retry_config=retry
+            max_llm_calls=calls,
+            streaming_mode=StreamingMode(mode),
+            retry_config=retry,
+            on_pending_confirmation=options.on_pending_confirmation or "supersede",
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..sessions.invocations import InvocationStatus
 from ._schemas import BASE64_PATTERN
 
 __all__ = [
@@ -133,9 +134,7 @@ INVOCATION = {
         "user_id": {"type": "string"},
         "session_id": {"type": "string"},
         "agent": {"type": "string"},
-        "status": {
-            "enum": ["running", "completed", "failed", "cancelled", "interrupted", "waiting"]
-        },
+        "status": {"enum": [s.value for s in InvocationStatus]},
         "started_at": {"type": "number"},
         "ended_at": _NUMBER_OR_NULL,
         "llm_calls": {"type": "integer"},

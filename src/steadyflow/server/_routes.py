@@ -22,9 +22,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .._confirmation import parse_answers
-from ..durable import check_answers, resumable
-from ..errors import ConfirmationError, NothingToResumeError, SessionError, SessionStoreError
-from ..run_config import StreamingMode
+from ..durable import check_answers, may_be_waiting, resumable, settle_pending
+from ..errors import (
+    ConfirmationError,
+    ConfirmationPendingError,
+    NothingToResumeError,
+    SessionError,
+    SessionStoreError,
+)
+from ..run_config import RunConfig, StreamingMode
 from ..runner import Runner
 from ..sessions._overview import overview
 from ..sessions.base import BaseSessionService, Session
@@ -253,16 +259,28 @@ class Api:
         )
         if exists is None:
             raise _not_found(self.app_name, body.user_id, body.session_id)
-        await self._check_answers(exists, message)
+        await self._check_answers(exists, message, run_config)
         return Turn(self.runner, self.turns, body.user_id, body.session_id, message, run_config)
 
-    async def _check_answers(self, session: Session, message: Content) -> None:
-        """422 for a malformed confirmation answer, 409 for one no request waits for."""
+    async def _check_answers(self, session: Session, message: Content, config: RunConfig) -> None:
+        """422 for a malformed confirmation answer, 409 for one no request waits for.
+
+        Also 409, before the turn starts, for a plain message while requests
+        wait when the request's ``run_config.on_pending_confirmation`` is
+        ``"raise"`` (by default the message supersedes them).
+        """
         try:
             answers = parse_answers(message)
         except ConfirmationError as error:
             raise ApiError(422, "invalid_confirmation", str(error)) from None
         if answers is None:
+            if config.on_pending_confirmation == "raise" and may_be_waiting(session):
+                try:
+                    await settle_pending(
+                        self.sessions, session, on_pending="raise", now=time.time()
+                    )
+                except ConfirmationPendingError as error:
+                    raise ApiError(409, "confirmation_pending", str(error)) from None
             return
         records = await self.sessions.list_invocations(
             app_name=session.app_name, user_id=session.user_id, session_id=session.id

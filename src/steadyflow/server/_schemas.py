@@ -68,6 +68,13 @@ class RunOptions(_Body):
     retry_max_attempts: int | None = Field(
         default=None, description="Attempts per model call, the first included (1 = no retry)."
     )
+    on_pending_confirmation: Literal["supersede", "raise"] | None = Field(
+        default=None,
+        description=(
+            "A plain message while confirmation requests wait: `supersede` (default) declines "
+            "them and runs the message; `raise` answers 409 `confirmation_pending`."
+        ),
+    )
 
     @field_validator("max_llm_calls", "retry_max_attempts", mode="before")
     @classmethod

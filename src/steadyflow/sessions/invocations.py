@@ -40,8 +40,10 @@ class InvocationStatus(enum.StrEnum):
     doing so: then the lease runs out). ``WAITING``: paused until a person
     answers a confirmation request. ``INTERRUPTED``: stopped by its process
     going down (a signal, a shutdown) before it finished; resumable.
-    ``COMPLETED``, ``FAILED`` (an error ended it) and ``CANCELLED`` (the
-    caller stopped early) are final.
+    ``COMPLETED``, ``FAILED`` (an error ended it), ``CANCELLED`` (the
+    caller stopped early) and ``SUPERSEDED`` (it waited for a confirmation
+    and a new message came instead: its waiting calls were declined) are
+    final.
     """
 
     RUNNING = "running"
@@ -50,6 +52,7 @@ class InvocationStatus(enum.StrEnum):
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"
     WAITING = "waiting"
+    SUPERSEDED = "superseded"
 
     @property
     def is_final(self) -> bool:
@@ -58,7 +61,12 @@ class InvocationStatus(enum.StrEnum):
 
 
 FINAL_STATUSES = frozenset(
-    {InvocationStatus.COMPLETED, InvocationStatus.FAILED, InvocationStatus.CANCELLED}
+    {
+        InvocationStatus.COMPLETED,
+        InvocationStatus.FAILED,
+        InvocationStatus.CANCELLED,
+        InvocationStatus.SUPERSEDED,
+    }
 )
 """The statuses of an invocation that is over."""
 
