@@ -32,8 +32,9 @@ from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
 from ..types import FunctionCall
+from ._call_ids import assign_call_ids, prepare_calls
 from ._call_llm import call_llm
-from ._functions import assign_call_ids, execute_function_calls, prepare_calls
+from ._functions import execute_function_calls
 from ._response_to_event import response_to_event
 from ._span import AgentSpan
 from .processors._base import RequestProcessor, ResponseProcessor

@@ -1,7 +1,7 @@
 """Tool dispatch: from a model's function calls to one function-response event.
 
-Calls without an id get a client-side id before the call event is stored.
-Several calls in one response run concurrently; their responses come back
+Calls without an id get a client-side id before the call event is stored
+(``_call_ids``). Several calls in one response run concurrently; their responses come back
 in call order in a single event. A state write by one call is visible to
 its siblings at once, and the event's delta holds every call's writes,
 merged in call order. Tools and tool callbacks get a deep copy of the
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -49,58 +48,9 @@ from ._callbacks import chained, run_callbacks
 if TYPE_CHECKING:
     from ._agent import FlowAgent
 
-__all__ = [
-    "assign_call_ids",
-    "execute_function_calls",
-    "execute_one_call",
-    "prepare_calls",
-    "response_event",
-]
+__all__ = ["execute_function_calls", "execute_one_call", "response_event"]
 
 logger = logging.getLogger("steadyflow.tools")
-
-CLIENT_CALL_ID_PREFIX = "sf-"
-
-
-def assign_call_ids(calls: list[FunctionCall], given: list[tuple[str, str]]) -> None:
-    """Give calls without an id a client-side one (in place).
-
-    ``given`` lists the ``(name, id)`` pairs already handed out in this model
-    call, in order: a streamed call keeps in the complete event the id it got
-    in the partial event that first showed it. New pairs are added to it.
-    """
-    position = 0
-    for call in calls:
-        if call.id:
-            continue
-        if position < len(given) and given[position][0] == call.name:
-            call.id = given[position][1]
-        else:
-            call.id = CLIENT_CALL_ID_PREFIX + os.urandom(8).hex()  # 16 hex digits
-            del given[position:]
-            given.append((call.name, call.id))
-        position += 1
-
-
-def prepare_calls(
-    event: Event,
-    calls: list[FunctionCall],
-    tools: Mapping[str, BaseTool],
-    given: list[tuple[str, str]] | None = None,
-) -> None:
-    """Ready a complete event's calls (``event.get_function_calls()``) before it is stored.
-
-    Calls without an id get a client-side one (the one a partial event of the
-    same call showed, see ``assign_call_ids``); calls of long-running tools
-    are listed in ``long_running_tool_ids`` (left None when there are none).
-    """
-    assign_call_ids(calls, [] if given is None else given)
-    long_running: list[str] = []
-    for call in calls:  # a loop: a comprehension is one more frame per call event
-        if call.id and (tool := tools.get(call.name)) is not None and tool.is_long_running:
-            long_running.append(call.id)
-    if long_running:
-        event.long_running_tool_ids = long_running
 
 
 def _as_response_dict(value: Any) -> dict[str, Any]:
@@ -122,20 +72,33 @@ async def _run_tool(
     try:
         return await tool.run_async(args=args, tool_context=tool_context)
     except Exception as error:  # the model reads the failure and decides what to do
-        scope.failed(error)
-        handled = await run_callbacks(
-            chained(batch.ctx, "on_tool_error_callback", batch.agent.on_tool_error_callbacks),
-            tool=tool,
-            args=args,
-            tool_context=tool_context,
-            error=error,
-        )
-        if handled is not None:
-            return handled
-        if isinstance(error, ToolResponseError):
-            return error.response
-        logger.warning("tool %r raised %s: %s", tool.name, type(error).__name__, error)
-        return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
+        return await _failed(batch, tool, args, tool_context, scope, error, "failed")
+
+
+async def _failed(
+    batch: _Batch,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    scope: ToolCallScope,
+    error: Exception,
+    what: str,
+) -> Any:
+    """What the model reads for ``error`` (traced): an on-tool-error callback's, or the error."""
+    scope.failed(error)
+    handled = await run_callbacks(
+        chained(batch.ctx, "on_tool_error_callback", batch.agent.on_tool_error_callbacks),
+        tool=tool,
+        args=args,
+        tool_context=tool_context,
+        error=error,
+    )
+    if handled is not None:
+        return handled
+    if isinstance(error, ToolResponseError):
+        return error.response
+    logger.warning("tool %r %s: %s: %s", tool.name, what, type(error).__name__, error)
+    return {"error": f"tool {tool.name!r} {what}: {type(error).__name__}: {error}"}
 
 
 # Neither is frozen: a frozen dataclass's __init__ goes through object.__setattr__
@@ -200,16 +163,33 @@ def _paused(call: FunctionCall, tool_context: ToolContext, scope: ToolCallScope)
 
 
 async def _gate(
-    tool: BaseTool, call: FunctionCall, args: dict[str, Any], tool_context: ToolContext
+    batch: _Batch,
+    tool: BaseTool,
+    call: FunctionCall,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    scope: ToolCallScope,
 ) -> _Answer | None:
-    """Before the call runs: declined (not run), paused for confirmation, or None (run it)."""
+    """Before the call runs: declined (not run), paused for confirmation, or None (run it).
+
+    A confirmation rule that raises is the call's error (the tool does not run).
+    """
     confirmation = tool_context.tool_confirmation
     if confirmation is not None:
         if confirmation.confirmed:
             return None
+        scope.short_circuit("declined")
         response = declined_response(call, confirmation)
         return _Answer(Part.from_function_response(call.name, response, id=call.id))
-    if await tool.needs_confirmation(args=args, tool_context=tool_context):
+    try:
+        needed = await tool.needs_confirmation(args=args, tool_context=tool_context)
+    except Exception as error:
+        what = "did not run: its confirmation rule failed"
+        result = await _failed(batch, tool, args, tool_context, scope, error, what)
+        return _Answer(
+            Part.from_function_response(call.name, _as_response_dict(result), id=call.id)
+        )
+    if needed:
         tool_context.request_confirmation(hint=default_hint(call))
         return _Answer()  # paused (the request is made by the caller)
     return None
@@ -233,10 +213,9 @@ async def _dispatch(
         # callbacks and the tool share one private copy they may change.
         args = copy_object(call.args)
         if tool.may_need_confirmation or tool_context.tool_confirmation is not None:
-            gated = await _gate(tool, call, args, tool_context)
+            gated = await _gate(batch, tool, call, args, tool_context, scope)
             if gated is not None:
-                if gated.part is not None:
-                    scope.short_circuit("declined")
+                if gated.part is not None:  # declined, or its confirmation rule failed
                     return gated
                 return _paused(call, tool_context, scope)
         # Callback lists are checked before calling: most agents have none,

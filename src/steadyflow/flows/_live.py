@@ -17,7 +17,8 @@ from ..context import InvocationContext
 from ..events import Event
 from ..live_request_queue import LiveRequestQueue
 from ..models.base import BaseLlmConnection
-from ._functions import execute_function_calls, prepare_calls
+from ._call_ids import prepare_calls
+from ._functions import execute_function_calls
 from ._response_to_event import response_to_event
 
 if TYPE_CHECKING:
