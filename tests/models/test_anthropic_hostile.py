@@ -1,7 +1,8 @@
 """The Anthropic adapter against bodies no honest server sends, and an early stop.
 
-A stream without ``message_stop`` or a JSON body cut mid-document is a
-``ModelConnectionError`` (retried while nothing was yielded); invalid UTF-8
+A stream without ``message_stop`` or a JSON body (without a Content-Length)
+cut mid-document is a ``ModelConnectionError`` (retried while nothing was
+yielded); invalid UTF-8
 and an answer that is no message are typed errors naming the provider and
 keeping the body; an error payload under 200 is the HTTP error it stands
 for; stopping early closes the connection at once.

@@ -23,7 +23,7 @@ from typing import Any
 
 from .._json import is_object
 from ..errors import ModelConnectionError, ModelError, ModelResponseError
-from ._http import http_error
+from ._http import http_error, may_be_cut
 
 __all__ = ["ResponseGuard", "is_cut_json", "open_responses"]
 
@@ -65,7 +65,7 @@ class ResponseGuard:
         if status == 200 and not response.request.url.path.endswith(":streamGenerateContent"):
             await response.aread()
             error = self._error_payload(
-                response.content, response.headers, _close_delimited(response)
+                response.content, response.headers, may_be_cut(response.headers)
             )
             if error is not None:
                 raise error
@@ -97,12 +97,6 @@ class ResponseGuard:
             provider=self._provider,
             body=body,
         )
-
-
-def _close_delimited(response: Any) -> bool:
-    """Whether the body ended only because the server closed the connection."""
-    headers = response.headers
-    return "content-length" not in headers and "chunked" not in headers.get("transfer-encoding", "")
 
 
 def is_cut_json(error: json.JSONDecodeError) -> bool:

@@ -40,6 +40,7 @@ __all__ = [
     "cut_body_error",
     "install_hint",
     "is_cut_json",
+    "may_be_cut",
     "is_transport_error",
     "lower_headers",
     "other_sdk_error",
@@ -250,12 +251,25 @@ def other_sdk_error(
     )
 
 
+def may_be_cut(headers: Any) -> bool:
+    """Whether a body that ended cleanly may still have been cut in transit.
+
+    True for a body without a Content-Length (close-delimited, or chunked: a
+    proxy may end either cleanly when its upstream drops). A body that
+    filled its Content-Length is all the server meant to send: an unfinished
+    JSON document in it is a bad answer, not a cut one (a body short of its
+    length fails in the HTTP library, as a connection error).
+    """
+    return "content-length" not in headers
+
+
 def cut_body_error(error: BaseException, provider: str, model: str) -> ModelError | None:
     """A ``ModelConnectionError`` when ``error`` says a whole JSON body was cut short.
 
-    Only for a body that is one JSON document (not an SSE event's data): a
-    document that stops mid-way was cut in transit, so the call failed like
-    a dropped connection (retryable) rather than with an unusable answer.
+    Only for a body that is one JSON document (not an SSE event's data) and
+    had no Content-Length (``may_be_cut``): a document that stops
+    mid-way was cut in transit, so the call failed like a dropped connection
+    (retryable) rather than with an unusable answer.
     """
     if not isinstance(error, json.JSONDecodeError) or not is_cut_json(error.doc):
         return None

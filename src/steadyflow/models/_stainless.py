@@ -46,6 +46,7 @@ from ._http import (
     http_error,
     is_transport_error,
     lower_headers,
+    may_be_cut,
     other_sdk_error,
     read_api_key,
     redact,
@@ -242,20 +243,25 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
         """Await a non-streamed call made ``with_raw_response``; its parsed answer.
 
         The answer's headers go to the retry loop (``report_response_headers``:
-        a pacer reads the rate-limit headers). A close-delimited (or cleanly
-        ended chunked) body that stops mid-way reaches the SDK as a
+        a pacer reads the rate-limit headers). A body without a
+        Content-Length that stops mid-way reaches the SDK as a
         ``JSONDecodeError``: it was cut in transit, so it is retried like a
-        dropped connection, not refused as unusable.
+        dropped connection. The same unfinished document filling its
+        Content-Length is what the server meant to send: an unusable answer
+        (``ModelResponseError``, not retried), judged as the Gemini adapter
+        judges it (``may_be_cut``).
         """
+        raw = await call
+        report_response_headers(raw.headers)
         try:
-            raw = await call
-            report_response_headers(raw.headers)
             parsed = raw.parse()
             if inspect.isawaitable(parsed):  # Anthropic's raw response parses asynchronously
                 return await parsed
             return parsed
         except json.JSONDecodeError as exc:
-            cut = cut_body_error(exc, self.provider, self.model)
+            cut = None
+            if may_be_cut(raw.headers):
+                cut = cut_body_error(exc, self.provider, self.model)
             if cut is None:
                 raise
             raise cut from exc
