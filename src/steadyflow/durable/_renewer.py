@@ -8,6 +8,12 @@ per event loop serves every invocation running there: it wakes every
 of it, so a lease is renewed at most 1.5 intervals after its last write
 (the runner's interval is a third of the lease: renewed by half of it).
 
+The task ends as soon as it has nothing to renew: discarding the last
+invocation of a loop cancels it while it sleeps (a renewal under way is let
+finish, and the task then ends by itself), so a finished or cancelled turn
+leaves no task behind and a script's or a test's event loop closes clean.
+The next invocation on that loop starts a new task.
+
 An invocation therefore costs no task of its own. A task per invocation
 (created, cancelled and awaited around every turn) was about a third of a
 one-step turn's CPU time in the per-call benchmark.
@@ -41,6 +47,7 @@ class Renewable(Protocol):
 class _OnLoop:
     keepers: set[Renewable] = field(default_factory=lambda: set[Renewable]())
     task: asyncio.Task[None] | None = None
+    renewing: bool = False  # a renewal is under way: the task must not be cancelled now
 
 
 class LeaseRenewer:
@@ -73,10 +80,15 @@ class LeaseRenewer:
             on_loop.task = loop.create_task(self._run(loop, on_loop))
 
     def discard(self, keeper: Renewable) -> None:
-        """Stop renewing ``keeper``'s lease (the task ends with its last keeper)."""
-        on_loop = self._loops.get(asyncio.get_running_loop())
-        if on_loop is not None:
-            on_loop.keepers.discard(keeper)
+        """Stop renewing ``keeper``'s lease; the loop's task ends with its last keeper."""
+        loop = asyncio.get_running_loop()
+        on_loop = self._loops.get(loop)
+        if on_loop is None:
+            return
+        on_loop.keepers.discard(keeper)
+        if not on_loop.keepers and on_loop.task is not None and not on_loop.renewing:
+            del self._loops[loop]  # a keeper added from now on starts a new task
+            on_loop.task.cancel()  # it sleeps: nothing is cut short
 
     def task(self) -> asyncio.Task[None] | None:
         """The running loop's renewal task, if one runs (for tests and shutdown)."""
@@ -96,7 +108,14 @@ class LeaseRenewer:
                 await self._sleep(self.interval)
                 quiet_since = self._clock() - self.interval / 2
                 for keeper in [k for k in on_loop.keepers if k.written_at <= quiet_since]:
-                    if keeper in on_loop.keepers and not await keeper.renew():
+                    if keeper not in on_loop.keepers:
+                        continue
+                    on_loop.renewing = True
+                    try:
+                        renewed = await keeper.renew()
+                    finally:
+                        on_loop.renewing = False
+                    if not renewed:
                         on_loop.keepers.discard(keeper)
         finally:
             if self._loops.get(loop) is on_loop:
