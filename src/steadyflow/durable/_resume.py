@@ -96,7 +96,10 @@ def _pick(
     unfinished = [r for r in records if not r.status.is_final]
     if not unfinished:
         latest = f" (the latest is {records[-1].status.value})" if records else ""
-        raise NothingToResumeError(f"session {session_id!r} has no unfinished invocation{latest}")
+        raise NothingToResumeError(
+            f"session {session_id!r} has no unfinished invocation{latest}; "
+            "a new message goes on from what it stored"
+        )
     return unfinished[-1]
 
 
