@@ -33,6 +33,8 @@
         ├── SessionStoreError                  the database failed: read-only, full, down
         ├── EventTooLargeError                 an event over the store's max_event_bytes
         ├── StaleInvocationError               another process wrote the invocation first
+        ├── CorruptSessionError                a session's stored events cannot be read
+        ├── CorruptRecordError                 an invocation record that cannot be trusted
         ├── SchemaVersionError                 the database is from a newer steadyflow
         └── TraceFormatError (also ValueError) a stored trace this version cannot read
 
@@ -81,6 +83,8 @@ from ._model import (
     QuotaExhaustedError,
 )
 from ._sessions import (
+    CorruptRecordError,
+    CorruptSessionError,
     EventTooLargeError,
     SchemaVersionError,
     SessionError,
@@ -102,6 +106,8 @@ __all__ = [
     "CircuitOpenError",
     "ConfigurationError",
     "ConfirmationError",
+    "CorruptRecordError",
+    "CorruptSessionError",
     "EventTooLargeError",
     "InvocationFailedError",
     "InvocationLimitError",
