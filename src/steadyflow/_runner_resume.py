@@ -38,9 +38,10 @@ async def continue_invocation(
     ``take`` finds nothing to run now.
     """
     session = await runner._load(user_id, session_id)  # pyright: ignore[reportPrivateUsage]
-    record = await take(session)
-    if record is None:
+    taken = await take(session)
+    if taken is None:
         return None
+    record, uncounted = taken
     if run_config is None:
         run_config = RunConfig(
             max_llm_calls=record.max_llm_calls,
@@ -59,6 +60,7 @@ async def continue_invocation(
     if point.agent_name is None:  # no agent event stored yet: the record's agent starts
         point.agent_name = record.agent
     rest = rest_of_invocation(runner.agent, ctx, session.events, point)
-    # The call in flight at the crash (if one was) counts as an attempt made.
-    ctx.budget.count = record.llm_calls + (1 if crashed and rest.model_next else 0)
+    # A model call in flight when a killed process left its record unclosed
+    # counts as an attempt made; a record its process closed counted its own.
+    ctx.budget.count = record.llm_calls + (1 if uncounted and rest.model_next else 0)
     return session, ctx, keeper, rest.events

@@ -79,7 +79,7 @@ async def stored_events(
                 budget_used=ctx.budget.count,
                 budget_limit=ctx.budget.limit,
             )
-            await keeper.close(trace, error)
+            await keeper.close(trace, error, session)
 
 
 async def with_plugins(

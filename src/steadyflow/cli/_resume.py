@@ -11,7 +11,8 @@ resumes every invocation of the app (``--app``, default the agent's name)
 whose lease expired or whose same-host owner is gone, in every session
 (``steadyflow.durable.resume_expired``). It prints one line per unfinished
 invocation it found (resumed, failed, taken by another process, live,
-waiting) and exits 1 when one of the resumes failed.
+waiting, corrupt: a record that cannot be read, skipped) and exits 1 when
+one of the resumes failed or a record was corrupt.
 """
 
 from __future__ import annotations
@@ -56,19 +57,29 @@ async def resume_command(
 async def resume_all_command(
     agent_spec: str, session_id: str | None, url: str, app: str | None, user: str | None
 ) -> None:
-    """Resume every expired invocation of the app; one line each; exit 1 if one failed."""
+    """Resume every expired invocation of the app; one line each; exit 1 if one failed.
+
+    A record that cannot be read is one ``corrupt`` line (and exit 1); the
+    others are resumed all the same.
+    """
     if session_id is not None or user is not None:
         raise CliError("--all-expired resumes every session of the app: drop SESSION_ID and --user")
     root = load_agent(agent_spec)
     console = make_console()
-    failed = found = 0
+    failed = corrupt = found = 0
     async with open_store(url) as service:
         runner = Runner(app_name=app or root.name, agent=root, session_service=service)
         async for outcome in resume_expired(runner):
             found += 1
             failed += outcome.result is SweepResult.FAILED
+            corrupt += outcome.result is SweepResult.CORRUPT
             console.print(escape(outcome.line()), soft_wrap=True)
     if not found:
         console.print(f"no unfinished invocation of app {escape(runner.app_name)!r}")
+    problems: list[str] = []
     if failed:
-        raise CliError(f"{failed} of {found} resumed invocations failed", exit_code=FAILED)
+        problems.append(f"{failed} of {found - corrupt} resumed invocations failed")
+    if corrupt:
+        problems.append(f"{corrupt} unreadable invocation record(s) skipped")
+    if problems:
+        raise CliError("; ".join(problems), exit_code=FAILED)

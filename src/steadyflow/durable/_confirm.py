@@ -51,8 +51,13 @@ __all__ = [
 WAITING, ANSWERED = "waiting", "answered"
 """Journal states of a paused call: waiting for its answer, answered (not yet run)."""
 
-Taker = Callable[[Session], Awaitable[InvocationRecord | None]]
-"""Takes the invocation a continuation runs (None: nothing to run now); see ``Runner``."""
+Taker = Callable[[Session], Awaitable[tuple[InvocationRecord, bool] | None]]
+"""Takes the invocation a continuation runs (None: nothing to run now); see ``Runner``.
+
+With the record comes whether a model call may have been in flight without
+being counted: True only for a record its process never closed (killed), whose
+stored ``llm_calls`` is that of its last write.
+"""
 
 
 def mark_waiting(journal: dict[str, Any], event: Event) -> bool:
@@ -190,10 +195,10 @@ def answers_taker(
 ) -> Taker:
     """``take_answers`` for the runner: the record once no request waits, else None."""
 
-    async def take(session: Session) -> InvocationRecord | None:
+    async def take(session: Session) -> tuple[InvocationRecord, bool] | None:
         record, ready = await take_answers(
             service, session, message, answers, now=time.time(), lease_seconds=lease_seconds
         )
-        return record if ready else None
+        return (record, False) if ready else None
 
     return take

@@ -13,7 +13,9 @@ move together, one conditional write at a time:
 - while the invocation runs, the runner's ``LeaseRenewer`` renews the
   lease when the record has been quiet (a refused renewal means another
   process took the invocation over: it is logged and renewal stops);
-- when the invocation ends, the record is closed with its status and trace.
+- when the invocation ends, the record is closed with its status and trace;
+  a turn that ended for good (cancelled, failed) while tools ran first gets
+  their calls answered (``_cut_short``), so its session takes a next turn.
 
 It is also the invocation's ``ToolJournal``: on a resume it tells tool
 dispatch which calls already have an outcome, and which calls a person
@@ -38,11 +40,12 @@ from ..context import LlmCallBudget
 from ..errors import StaleInvocationError
 from ..events import Event
 from ..sessions.base import BaseSessionService, Session
-from ..sessions.invocations import InvocationRecord
+from ..sessions.invocations import InvocationRecord, InvocationStatus
 from ..trace_record._schema import InvocationTrace
 from ..types import FunctionCall
 from ..usage._meter import UsageMeter
 from ._confirm import ANSWERED, mark_waiting, settle_waiting
+from ._cut_short import INTERRUPTED_RESPONSE, answer_cut_short
 from ._records import finish_record
 from ._renewer import LeaseRenewer
 
@@ -50,18 +53,20 @@ __all__ = ["DONE", "INTERRUPTED_RESPONSE", "STARTED", "RecordKeeper"]
 
 logger = logging.getLogger("steadyflow.durable")
 
-INTERRUPTED_RESPONSE = {
-    "error": (
-        "interrupted: the run was stopped while this tool call was running, so its "
-        "outcome is unknown (it may or may not have taken effect); check before "
-        "calling it again, or ask the user"
-    ),
-    "outcome": "unknown",
-}
-"""What the model gets for a non-idempotent call that was in flight at a crash."""
-
 STARTED, DONE = "started", "done"
 """Journal states of a call: running (or cut short by a crash), finished with its result."""
+
+
+def _over(record: InvocationRecord, error: BaseException | None) -> bool:
+    """Whether a closed turn is over for good: cancelled, or failed by an error.
+
+    ``INTERRUPTED`` is resumed, and a ``BaseException`` that is neither an
+    error nor a cancellation is taken for the process going down.
+    """
+    status = record.status
+    return status is InvocationStatus.CANCELLED or (
+        status is InvocationStatus.FAILED and isinstance(error, Exception)
+    )
 
 
 class RecordKeeper:
@@ -256,30 +261,39 @@ class RecordKeeper:
             if entry.get("state") == STARTED:
                 entry["resumed"] = True
 
-    async def close(self, trace: InvocationTrace, error: BaseException | None) -> None:
-        """Close the record (status, calls, trace); a refused write only logs."""
+    async def close(
+        self, trace: InvocationTrace, error: BaseException | None, session: Session | None = None
+    ) -> None:
+        """Close the record (status, calls, trace); a refused write only logs.
+
+        With ``session``, calls a cancelled or failed turn left running are
+        answered in the same commits (see ``_cut_short``).
+        """
         self._renewer.discard(self)
         lock = self._lock
         if lock is not None:
             await lock.acquire()  # see the class docstring
         try:
+            record = self.record
             if self.usage is not None:
-                self.record.usage = self.usage.stored
+                record.usage = self.usage.stored
             finish_record(
-                self.record,
-                trace=trace,
-                error=error,
-                llm_calls=self.budget.count,
-                now=self._clock(),
+                record, trace=trace, error=error, llm_calls=self.budget.count, now=self._clock()
             )
             if self._waiting:
-                settle_waiting(self.record, error)
+                settle_waiting(record, error)
             try:
-                await self.service.update_invocation(self.record)
+                if session is not None and record.journal and _over(record, error):
+                    answers = answer_cut_short(session.events, record)
+                    for answer in answers:  # each with the record, so the record's is last
+                        await self.service.append_event_and_record(session, answer, record)
+                    if answers:
+                        return
+                await self.service.update_invocation(record)
             except Exception as store_error:
                 logger.warning(
                     "could not store the record of invocation %s: %s: %s",
-                    self.record.id,
+                    record.id,
                     type(store_error).__name__,
                     store_error,
                 )

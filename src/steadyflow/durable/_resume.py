@@ -96,7 +96,10 @@ def _pick(
     unfinished = [r for r in records if not r.status.is_final]
     if not unfinished:
         latest = f" (the latest is {records[-1].status.value})" if records else ""
-        raise NothingToResumeError(f"session {session_id!r} has no unfinished invocation{latest}")
+        raise NothingToResumeError(
+            f"session {session_id!r} has no unfinished invocation{latest}; "
+            "a new message goes on from what it stored"
+        )
     return unfinished[-1]
 
 
@@ -138,6 +141,18 @@ async def claim(
         NothingToResumeError: none to resume, or it may not be taken.
         StaleInvocationError: another process took it first.
     """
+    record, _ = await _claim(service, session, invocation_id, now, lease_seconds)
+    return record
+
+
+async def _claim(
+    service: BaseSessionService,
+    session: Session,
+    invocation_id: str | None,
+    now: float,
+    lease_seconds: float,
+) -> tuple[InvocationRecord, bool]:
+    """``claim``, and whether the record was left unclosed (``RUNNING``) by its process."""
     records = await service.list_invocations(
         app_name=session.app_name, user_id=session.user_id, session_id=session.id
     )
@@ -147,23 +162,28 @@ async def claim(
         record.lease_expires_at = None
         await service.update_invocation(record)
         raise NothingToResumeError(f"invocation {record.id!r} is waiting for a confirmation")
+    unclosed = record.status is InvocationStatus.RUNNING
     record.status, record.owner = InvocationStatus.RUNNING, current_owner()
     record.lease_expires_at = now + lease_seconds
     record.resume_count += 1
     record.ended_at = record.error_type = record.error_message = None
     await service.update_invocation(record)
-    return record
+    return record, unclosed
 
 
 def claim_taker(
     service: BaseSessionService, invocation_id: str | None, lease_seconds: float
-) -> Callable[[Session], Awaitable[InvocationRecord]]:
-    """``claim`` for the runner, now (see ``claim``)."""
+) -> Callable[[Session], Awaitable[tuple[InvocationRecord, bool]]]:
+    """``claim`` for the runner, now, and whether an attempt may be uncounted (``Taker``).
 
-    async def take(session: Session) -> InvocationRecord:
-        return await claim(
-            service, session, invocation_id, now=time.time(), lease_seconds=lease_seconds
-        )
+    A record its process closed ``INTERRUPTED`` holds the exact count (the
+    closing write stored every attempt started, and none was started after
+    it); one left ``RUNNING`` by a killed process holds its last write's, so
+    a model call in flight then may be missing from it.
+    """
+
+    async def take(session: Session) -> tuple[InvocationRecord, bool]:
+        return await _claim(service, session, invocation_id, time.time(), lease_seconds)
 
     return take
 

@@ -6,8 +6,11 @@ resumes, one after the other, each one that may be taken: interrupted, or
 running with its lease expired or its same-host owner gone (``is_free``).
 A live one is left alone, and so is one waiting for a person. Each
 invocation found yields one ``SweepOutcome``; a resume that fails does not
-stop the others. Two sweeps racing are safe: the claim is a conditional
-write, so the second one reports the invocation as taken.
+stop the others, and neither does a record that cannot be read (a journal
+that is not JSON, a negative counter): it is skipped and reported as
+``CORRUPT``, never resumed from numbers that cannot be trusted. Two
+sweeps racing are safe: the claim is a conditional write, so the second
+one reports the invocation as taken.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._aio import aclose
-from ..errors import NothingToResumeError, StaleInvocationError
+from ..errors import CorruptRecordError, NothingToResumeError, StaleInvocationError
 from ..retry import RetryConfig
 from ..run_config import RunConfig
 from ..sessions.invocations import InvocationRecord, InvocationStatus
@@ -47,6 +50,8 @@ class SweepResult(enum.StrEnum):
     """Its owner is alive and its lease holds: never taken over."""
     WAITING = "waiting"
     """Waiting for a person's confirmation: answering it continues it."""
+    CORRUPT = "corrupt"
+    """Its record could not be read or trusted: skipped (``detail`` says why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +59,11 @@ class SweepOutcome:
     """One unfinished invocation and what the sweep did with it.
 
     Attributes:
-        record: the record as the sweep found it.
+        record: the record as the sweep found it (of a corrupt one, only its
+            ids: app, user, session and invocation).
         result: see ``SweepResult``.
         detail: the final status of a resumed one, the error of a failed
-            one, the owner of a live one.
+            one, the owner of a live one, what is wrong with a corrupt one.
     """
 
     record: InvocationRecord
@@ -72,6 +78,10 @@ class SweepOutcome:
         return f"{r.id} {where} {self.result.value}{detail}"
 
 
+_BAD = frozenset({SweepResult.FAILED, SweepResult.CORRUPT})
+"""Outcomes logged as warnings, and that make ``--all-expired`` exit 1."""
+
+
 async def resume_expired(
     runner: Runner,
     *,
@@ -82,17 +92,32 @@ async def resume_expired(
 
     Args:
         runner: the runner whose agent continues them (its ``app_name`` is the app swept).
+            Corrupt records come first, then the others oldest first.
         retry_config: the retry policy of the resumed turns (default: off).
         clock: wall-clock seconds, to judge leases (injectable for tests).
     """
-    service = runner.session_service
-    for record in await service.list_unfinished_invocations(app_name=runner.app_name):
+    found = await runner.session_service.find_unfinished_invocations(app_name=runner.app_name)
+    for error in found.corrupt:
+        yield _corrupt(error)
+    for record in found.records:
         if record.status is InvocationStatus.WAITING:
             yield SweepOutcome(record, SweepResult.WAITING)
         elif not is_free(record, clock()):
             yield SweepOutcome(record, SweepResult.LIVE, f"held by {record.owner}")
         else:
             yield await _resume_one(runner, record, retry_config)
+
+
+def _corrupt(error: CorruptRecordError) -> SweepOutcome:
+    """The outcome of a record that could not be read: its ids, and what is wrong."""
+    ids = InvocationRecord(
+        id=error.invocation_id,
+        app_name=error.app_name,
+        user_id=error.user_id,
+        session_id=error.session_id,
+        agent="",
+    )
+    return SweepOutcome(ids, SweepResult.CORRUPT, error.reason)
 
 
 async def _resume_one(
@@ -134,7 +159,7 @@ async def resume_expired_logged(runner: Runner, *, retry_config: RetryConfig | N
     """
     try:
         async for outcome in resume_expired(runner, retry_config=retry_config):
-            level = logging.WARNING if outcome.result is SweepResult.FAILED else logging.INFO
+            level = logging.WARNING if outcome.result in _BAD else logging.INFO
             logger.log(level, "start-up resume: %s", outcome.line())
     except Exception as error:
         logger.error(

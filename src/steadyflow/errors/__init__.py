@@ -34,6 +34,8 @@
         ├── SessionStoreError                  the database failed: read-only, full, down
         ├── EventTooLargeError                 an event over the store's max_event_bytes
         ├── StaleInvocationError               another process wrote the invocation first
+        ├── CorruptSessionError                a session's stored events cannot be read
+        ├── CorruptRecordError                 an invocation record that cannot be trusted
         ├── SchemaVersionError                 the database is from a newer steadyflow
         └── TraceFormatError (also ValueError) a stored trace this version cannot read
 
@@ -83,6 +85,8 @@ from ._model import (
     QuotaExhaustedError,
 )
 from ._sessions import (
+    CorruptRecordError,
+    CorruptSessionError,
     EventTooLargeError,
     SchemaVersionError,
     SessionError,
@@ -105,6 +109,8 @@ __all__ = [
     "ConfigurationError",
     "ConfirmationError",
     "ConfirmationPendingError",
+    "CorruptRecordError",
+    "CorruptSessionError",
     "EventTooLargeError",
     "InvocationFailedError",
     "InvocationLimitError",

@@ -1,7 +1,7 @@
 """Errors of the session store, one tree under ``SessionError``.
 
 Missing or stale sessions and invocations, database failures, oversized
-events, schema and trace versions.
+events, schema and trace versions, stored rows that cannot be read.
 """
 
 from __future__ import annotations
@@ -95,6 +95,57 @@ class StaleInvocationError(SessionError):
         super().__init__(
             f"invocation {invocation_id!r} was written by another process since this copy "
             f"was read (revision {expected_revision}); it is held or finished elsewhere"
+        )
+
+
+class CorruptSessionError(SessionError):
+    """A session's stored events cannot be read (hand-edited, or written by a bug).
+
+    Listing sessions skips such a session and reports it; loading it raises
+    this error. Nothing is repaired: the message names the session so an
+    operator can look at its rows.
+
+    Attributes:
+        app_name / user_id / session_id: the session.
+        reason: what is wrong with it.
+    """
+
+    def __init__(self, app_name: str, user_id: str, session_id: str, reason: str) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        self.reason = reason
+        super().__init__(
+            f"session {session_id!r} (app {app_name!r}, user {user_id!r}) cannot be read: {reason}"
+        )
+
+
+class CorruptRecordError(SessionError):
+    """An invocation record cannot be trusted: a column that is not what it must be.
+
+    A journal or usage that is not a JSON object, an unknown status, a
+    negative counter: the record is refused, never half-trusted (a resume
+    from a negative ``llm_calls`` would spend past ``max_llm_calls``). The
+    start-up sweep and ``steadyflow resume --all-expired`` skip it and report
+    it; reading it alone raises this error.
+
+    Attributes:
+        app_name / user_id / session_id: its session.
+        invocation_id: the record.
+        reason: what is wrong with it.
+    """
+
+    def __init__(
+        self, app_name: str, user_id: str, session_id: str, invocation_id: str, reason: str
+    ) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        self.invocation_id = invocation_id
+        self.reason = reason
+        super().__init__(
+            f"invocation record {invocation_id!r} of session {session_id!r} (user {user_id!r}) "
+            f"is corrupt: {reason}"
         )
 
 

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from ..durable import SHUTTING_DOWN
 from ..events import Event
 from ..sessions.base import BaseSessionService, Session
-from ..sessions.invocations import InvocationRecord
+from ..sessions.invocations import InvocationRecord, UnfinishedInvocations
 
 __all__ = ["ClientGoneError", "TurnRegistry", "WriteThroughService", "run_until_disconnect"]
 
@@ -171,9 +171,9 @@ class WriteThroughService(BaseSessionService):
             app_name=app_name, user_id=user_id, session_id=session_id
         )
 
-    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
-        """See ``BaseSessionService.list_unfinished_invocations``."""
-        return await self.inner.list_unfinished_invocations(app_name=app_name)
+    async def find_unfinished_invocations(self, *, app_name: str) -> UnfinishedInvocations:
+        """See ``BaseSessionService.find_unfinished_invocations``."""
+        return await self.inner.find_unfinished_invocations(app_name=app_name)
 
     async def close(self) -> None:
         """Close the inner store."""

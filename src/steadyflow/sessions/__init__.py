@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from .base import BaseSessionService, Session, apply_event_locally, event_as_stored
 from .in_memory import InMemorySessionService
-from .invocations import InvocationOwner, InvocationRecord, InvocationStatus
+from .invocations import (
+    InvocationOwner,
+    InvocationRecord,
+    InvocationStatus,
+    UnfinishedInvocations,
+)
 from .url import DEFAULT_SESSION_URL, open_session_service
 
 if TYPE_CHECKING:
@@ -25,6 +30,7 @@ __all__ = [
     "InvocationStatus",
     "Session",
     "SqlSessionService",
+    "UnfinishedInvocations",
     "apply_event_locally",
     "event_as_stored",
     "open_session_service",

@@ -16,6 +16,7 @@ these promises, proven by one shared test suite run against each of them:
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -23,9 +24,12 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import CorruptRecordError
 from ..events import Event
-from .invocations import InvocationRecord
+from .invocations import InvocationRecord, UnfinishedInvocations
 from .state import split_delta
+
+logger = logging.getLogger("steadyflow.sessions")
 
 __all__ = [
     "BaseSessionService",
@@ -179,15 +183,34 @@ class BaseSessionService(ABC):
         Not over: ``RUNNING`` (live, or its process died), ``INTERRUPTED``
         and ``WAITING``; what may be resumed is decided from each record's
         owner and lease (``steadyflow resume --all-expired``, ``serve``).
-        This default walks every session; the built-in stores use one query.
+        A record that cannot be read is left out and logged; see
+        ``find_unfinished_invocations`` to have them reported.
+        """
+        found = await self.find_unfinished_invocations(app_name=app_name)
+        for error in found.corrupt:
+            logger.warning("skipped an unreadable invocation record: %s", error)
+        return found.records
+
+    async def find_unfinished_invocations(self, *, app_name: str) -> UnfinishedInvocations:
+        """The app's unfinished invocations, and each record that could not be read.
+
+        One corrupt record never hides the others (what the sweep relies
+        on). This default walks every session, and a session whose records
+        cannot all be read reports its first bad one and lists none of its
+        others; the built-in stores use one query and skip only the bad row.
         """
         found: list[InvocationRecord] = []
+        corrupt: list[CorruptRecordError] = []
         for session in await self.list_sessions(app_name=app_name):
-            records = await self.list_invocations(
-                app_name=app_name, user_id=session.user_id, session_id=session.id
-            )
+            try:
+                records = await self.list_invocations(
+                    app_name=app_name, user_id=session.user_id, session_id=session.id
+                )
+            except CorruptRecordError as error:
+                corrupt.append(error)
+                continue
             found.extend(r for r in records if not r.status.is_final)
-        return sorted(found, key=lambda r: (r.started_at, r.id))
+        return UnfinishedInvocations(sorted(found, key=lambda r: (r.started_at, r.id)), corrupt)
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections; the in-memory store has none."""

@@ -16,10 +16,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, overload
 
-from ..errors import SessionError, StaleInvocationError, StaleSessionError
+from ..errors import CorruptRecordError, SessionError, StaleInvocationError, StaleSessionError
 from ..events import Event
 from .base import BaseSessionService, Session, apply_event_locally
-from .invocations import InvocationRecord
+from .invocations import InvocationRecord, UnfinishedInvocations, check_record
 from .state import split_delta
 
 __all__ = ["InMemorySessionService"]
@@ -178,25 +178,31 @@ class InMemorySessionService(BaseSessionService):
     ) -> InvocationRecord | None:
         """One invocation record of a session, or None when there is none."""
         stored = self._records(app_name, user_id, session_id).get(invocation_id)
-        return None if stored is None else stored.copy()
+        return None if stored is None else check_record(stored.copy())
 
     async def list_invocations(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> list[InvocationRecord]:
         """A session's invocation records, oldest first."""
         records = self._records(app_name, user_id, session_id).values()
-        return [r.copy() for r in sorted(records, key=lambda r: r.started_at)]
+        return [check_record(r.copy()) for r in sorted(records, key=lambda r: r.started_at)]
 
-    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
-        """The app's invocations that are not over, across all its sessions, oldest first."""
-        found = [
-            r.copy()
-            for (app, _, _), stored in self._sessions.items()
-            if app == app_name
-            for r in stored.records.values()
-            if not r.status.is_final
-        ]
-        return sorted(found, key=lambda r: (r.started_at, r.id))
+    async def find_unfinished_invocations(self, *, app_name: str) -> UnfinishedInvocations:
+        """The app's unfinished invocations across its sessions, oldest first; bad ones apart."""
+        found: list[InvocationRecord] = []
+        corrupt: list[CorruptRecordError] = []
+        for (app, _, _), stored in self._sessions.items():
+            if app != app_name:
+                continue
+            for record in stored.records.values():
+                try:
+                    checked = check_record(record.copy())
+                except CorruptRecordError as error:
+                    corrupt.append(error)
+                    continue
+                if not checked.status.is_final:
+                    found.append(checked)
+        return UnfinishedInvocations(sorted(found, key=lambda r: (r.started_at, r.id)), corrupt)
 
     def _store_delta(self, stored: _Stored, delta: dict[str, Any]) -> None:
         scoped = split_delta(delta)

@@ -26,11 +26,19 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from ..errors import CorruptRecordError
 from ..trace_record._schema import InvocationTrace
 
-__all__ = ["FINAL_STATUSES", "InvocationOwner", "InvocationRecord", "InvocationStatus"]
+__all__ = [
+    "FINAL_STATUSES",
+    "InvocationOwner",
+    "InvocationRecord",
+    "InvocationStatus",
+    "UnfinishedInvocations",
+    "check_record",
+]
 
 
 class InvocationStatus(enum.StrEnum):
@@ -183,3 +191,56 @@ class InvocationRecord:
             "usage": self.usage,
             "trace": None if self.trace is None else self.trace.to_dict(),
         }
+
+
+_COUNTERS = ("llm_calls", "resume_count", "revision")
+"""Counters a record may never hold below zero."""
+
+
+def _problem(record: InvocationRecord) -> str | None:
+    """What makes ``record`` untrustworthy, or None."""
+    if not isinstance(record.status, InvocationStatus):
+        return f"status {record.status!r} is not an InvocationStatus"
+    for name in _COUNTERS:
+        value = getattr(record, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"{name} is {value!r}, not a count (an int >= 0)"
+    if not isinstance(record.max_llm_calls, int) or isinstance(record.max_llm_calls, bool):
+        return f"max_llm_calls is {record.max_llm_calls!r}, not an int"
+    journal: Any = record.journal
+    if not isinstance(journal, dict):
+        return f"journal is a {type(journal).__name__}, not a JSON object"
+    for call_id, entry in cast("dict[str, Any]", journal).items():
+        if not isinstance(entry, dict):
+            return f"journal entry {call_id!r} is a {type(entry).__name__}, not a JSON object"
+    usage: Any = record.usage
+    if not isinstance(usage, dict):
+        return f"usage is a {type(usage).__name__}, not a JSON object"
+    return None
+
+
+def check_record(record: InvocationRecord) -> InvocationRecord:
+    """``record`` itself if every field is what it must be (stores check what they read).
+
+    Raises:
+        CorruptRecordError: a field that cannot be trusted (named in the message).
+    """
+    problem = _problem(record)
+    if problem is not None:
+        raise CorruptRecordError(
+            record.app_name, record.user_id, record.session_id, record.id, problem
+        )
+    return record
+
+
+@dataclass(frozen=True, slots=True)
+class UnfinishedInvocations:
+    """An app's invocations that are not over, and the records among them that could not be read.
+
+    Attributes:
+        records: the readable ones, oldest first.
+        corrupt: one error per record skipped (it names the record and what is wrong).
+    """
+
+    records: list[InvocationRecord]
+    corrupt: list[CorruptRecordError]

@@ -29,7 +29,7 @@ from ..._redact import redact_url
 from ...errors import EventTooLargeError, SessionError
 from ...events import Event
 from ..base import BaseSessionService, Session, apply_event_locally, event_as_stored
-from ..invocations import InvocationRecord
+from ..invocations import InvocationRecord, UnfinishedInvocations
 from ..state import split_delta
 from . import _queries as queries
 from ._append import advance, write_shared_state
@@ -284,8 +284,8 @@ class SqlSessionService(BaseSessionService):
         async with self._read("list invocation records") as conn:
             return await load_records(conn, SessionKey(app_name, user_id, session_id))
 
-    async def list_unfinished_invocations(self, *, app_name: str) -> list[InvocationRecord]:
-        """The app's invocations that are not over, across all its sessions, oldest first."""
+    async def find_unfinished_invocations(self, *, app_name: str) -> UnfinishedInvocations:
+        """The app's unfinished invocations across its sessions (one query); bad rows apart."""
         async with self._read("list unfinished invocations") as conn:
             return await load_unfinished(conn, app_name)
 
