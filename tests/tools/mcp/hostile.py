@@ -27,6 +27,10 @@ LOOKUP = {
 ODD_TOOLS = [
     LOOKUP,
     {"name": "broken", "inputSchema": {"type": 12}},
+    {
+        "name": "broken_deeper",
+        "inputSchema": {"type": "object", "properties": {"order": {"type": 12}}},
+    },
     {"name": "steadyflow_request_confirmation", "inputSchema": {"type": "object"}},
     {"name": "transfer_to_agent", "inputSchema": {"type": "object"}},
 ]

@@ -47,6 +47,22 @@ async def test_a_tool_the_sdk_refuses_is_left_out_and_the_others_kept(hostile_to
     assert "inputSchema.type: Input should be 'object'" in refused
 
 
+async def test_a_tool_whose_schema_is_not_json_schema_deeper_down_is_left_out(
+    hostile_toolset, caplog
+):
+    toolset = hostile_toolset("odd-tools")
+    try:
+        with caplog.at_level(logging.WARNING, logger="steadyflow"):
+            names = [t.name for t in await toolset.get_tools()]
+    finally:
+        await toolset.close()
+
+    assert "broken_deeper" not in names and "lookup" in names
+    (refused,) = [r.getMessage() for r in caplog.records if "'broken_deeper'" in r.getMessage()]
+    assert "MCP server 'hostile'" in refused
+    assert "not valid JSON Schema: properties/order/type: 12 is not valid" in refused
+
+
 async def test_names_the_runtime_reserves_are_refused_with_a_warning(hostile_toolset, caplog):
     model = ScriptedLlm(["ok"])
     with caplog.at_level(logging.WARNING, logger="steadyflow"):

@@ -7,6 +7,11 @@ between the transport and the session; it checks each listed tool alone
 against the negotiated protocol version's schema, with the SDK's own
 validator, and leaves out the ones that fail, with a warning naming the tool
 and the reason. The other tools are kept.
+
+``usable_schema`` goes one step further for the tools the SDK took: an
+``inputSchema`` that is not valid JSON Schema deeper down
+(``{"properties": {"order": {"type": 12}}}``) would fail every call to the
+tool, so the tool is left out the same way.
 """
 
 from __future__ import annotations
@@ -15,15 +20,16 @@ import logging
 from types import TracebackType
 from typing import Any
 
+import jsonschema
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCResponse
+from mcp.types import JSONRPCResponse, Tool
 from mcp_types.methods import validate_server_result
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
 
 from ..._json import is_array, is_object
 
-__all__ = ["ScreenedReads"]
+__all__ = ["ScreenedReads", "usable_schema"]
 
 logger = logging.getLogger("steadyflow.tools.mcp")
 
@@ -101,6 +107,23 @@ class ScreenedReads:
                 pass
             kept.append(tool)
         return kept
+
+
+def usable_schema(server: str, tool: Tool) -> bool:
+    """Whether ``tool``'s ``inputSchema`` is valid JSON Schema (2020-12); a warning if not."""
+    try:
+        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+    except jsonschema.SchemaError as error:
+        where = "/".join(str(part) for part in error.path) or "(schema)"
+        logger.warning(
+            "MCP server %r: tool %r left out, its inputSchema is not valid JSON Schema: %s: %s",
+            server,
+            tool.name,
+            where,
+            error.message,
+        )
+        return False
+    return True
 
 
 def _first_problem(error: ValidationError) -> str:

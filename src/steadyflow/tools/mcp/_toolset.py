@@ -63,6 +63,7 @@ from ..base_tool import BaseTool
 from ..base_toolset import BaseToolset
 from ._connection import McpConnection
 from ._failures import CallFailed, call_error, describe, session_lost
+from ._screen import usable_schema
 from ._stdio import StdioServer
 from ._tool import McpTool
 from ._transports import HttpServer, McpTransport
@@ -302,7 +303,7 @@ class McpToolset(BaseToolset):
             failed.connection.alive = False
             reason = f"tools/list failed: {failed.error.message}"
             raise ToolsetUnavailableError(self.name, reason, self._missing()) from failed.error
-        state.tools = [tool for tool in tools if self._wanted(tool)]
+        state.tools = [t for t in tools if self._wanted(t) and usable_schema(self.name, t)]
         self._last_listed = [self._tool_name(tool.name) for tool in state.tools]
         return state.tools
 
