@@ -9,7 +9,10 @@ Run as ``python hostile.py MODE``. Modes:
   and tools with names the runtime reserves; ``lookup`` answers ``found``;
 - ``no-call``: lists ``lookup`` and never answers a call;
 - ``non-utf8``: ``lookup`` answers a text holding a byte that is not UTF-8;
-- ``big``: ``lookup`` answers a text of ``MCP_TEST_BYTES`` bytes.
+- ``big``: ``lookup`` answers a text of ``MCP_TEST_BYTES`` bytes;
+- ``misfits``: ``tools/list`` answers as it should, ``lookup`` with a
+  ``content`` that is not a list; with ``MCP_TEST_BAD_LIST`` set, ``tools/list``
+  answers with ``tools`` that is not a list.
 
 When ``MCP_TEST_LOG`` names a file, the server writes its pid there first.
 """
@@ -58,6 +61,8 @@ def on_call(request: dict) -> None:
         return
     if MODE == "non-utf8":
         sys.stdout.buffer.write(text_result(request["id"], b"caf\xe9 au lait"))
+    elif MODE == "misfits":
+        answer(request, {"content": "not a list"})
     elif MODE == "big":
         size = int(os.environ["MCP_TEST_BYTES"])
         sys.stdout.buffer.write(text_result(request["id"], b"x" * size))
@@ -73,6 +78,8 @@ def on_list(request: dict) -> None:
         page = int((request.get("params") or {}).get("cursor") or 0)
         tool = {"name": f"tool_{page}", "inputSchema": {"type": "object"}}
         answer(request, {"tools": [tool], "nextCursor": str(page + 1)})
+    elif MODE == "misfits" and os.environ.get("MCP_TEST_BAD_LIST"):
+        answer(request, {"tools": "not a list"})
     elif MODE == "odd-tools":
         answer(request, {"tools": ODD_TOOLS})
     else:

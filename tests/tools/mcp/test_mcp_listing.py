@@ -63,6 +63,27 @@ async def test_a_tool_whose_schema_is_not_json_schema_deeper_down_is_left_out(
     assert "not valid JSON Schema: properties/order/type: 12 is not valid" in refused
 
 
+async def test_a_listing_the_sdk_refuses_whole_fails_the_step_typed(hostile_toolset):
+    model = ScriptedLlm(["never asked"])
+    result = await _turn(model, hostile_toolset("misfits", env={"MCP_TEST_BAD_LIST": "1"}))
+
+    assert type(result.error) is ToolsetUnavailableError
+    assert result.error.toolset == "hostile"
+    assert "tools/list sent an answer that does not fit the MCP schema (tools:" in str(result.error)
+    assert model.requests == []
+
+
+async def test_a_call_result_the_sdk_refuses_is_an_error_the_model_reads(hostile_toolset):
+    model = ScriptedLlm([call("lookup", {"order": 812}), "sorry"])
+    result = await _turn(model, hostile_toolset("misfits"))
+
+    assert result.error is None
+    (response,) = [r.response for r in result.events[1].get_function_responses()]
+    assert response["error"].startswith(
+        "MCP tool 'lookup' on 'hostile' sent an answer that does not fit the MCP schema (content"
+    )
+
+
 async def test_names_the_runtime_reserves_are_refused_with_a_warning(hostile_toolset, caplog):
     model = ScriptedLlm(["ok"])
     with caplog.at_level(logging.WARNING, logger="steadyflow"):

@@ -2,8 +2,9 @@
 
 A request the server answered with an error is ``CallFailed`` inside the
 toolset; ``call_error`` turns a failed tool call into the
-``ToolResponseError`` the model reads, and ``session_lost`` tells a session
-the server forgot (it restarted) from other refusals.
+``ToolResponseError`` the model reads, ``session_lost`` tells a session the
+server forgot (it restarted) from other refusals, and ``misfit`` says what
+an answer the SDK's validation refused got wrong.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from typing import cast
 
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, INVALID_REQUEST, REQUEST_TIMEOUT
+from pydantic import ValidationError
 
 from ...errors import McpCallTimeoutError, McpResultTooLargeError, ToolResponseError
 from ._connection import McpConnection
 
-__all__ = ["CallFailed", "call_error", "describe", "session_lost"]
+__all__ = ["CallFailed", "call_error", "describe", "misfit", "session_lost"]
 
 _SESSION_LOST = re.compile(r"session (not found|terminated)", re.IGNORECASE)
 
@@ -60,6 +62,13 @@ def call_error(
         return ToolResponseError(message, {"error": message})
     message = f"{where} failed: {error.message}"
     return ToolResponseError(message, {"error": message, "code": error.code})
+
+
+def misfit(error: ValidationError) -> str:
+    """What an answer the SDK refused got wrong, in one line (no pydantic error escapes)."""
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "(result)"
+    return f"an answer that does not fit the MCP schema ({where}: {problem['msg']})"
 
 
 def describe(error: BaseException) -> str:

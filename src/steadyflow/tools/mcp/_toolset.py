@@ -45,12 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
 
 from mcp.shared.exceptions import MCPError
-from mcp.types import (
-    CONNECTION_CLOSED,
-    CallToolResult,
-    PaginatedRequestParams,
-    Tool,
-)
+from mcp.types import CONNECTION_CLOSED, CallToolResult, PaginatedRequestParams, Tool
+from pydantic import ValidationError
 
 from ...context import ReadonlyContext, ToolContext
 from ...errors import (
@@ -62,7 +58,7 @@ from ...errors import (
 from ..base_tool import BaseTool
 from ..base_toolset import BaseToolset
 from ._connection import McpConnection
-from ._failures import CallFailed, call_error, describe, session_lost
+from ._failures import CallFailed, call_error, describe, misfit, session_lost
 from ._screen import usable_schema
 from ._stdio import StdioServer
 from ._tool import McpTool
@@ -245,6 +241,9 @@ class McpToolset(BaseToolset):
             raise self._call_error(state, failed.connection, mcp_name, failed.error) from (
                 failed.error
             )
+        except ValidationError as error:
+            message = f"MCP tool {mcp_name!r} on {self.name!r} sent {misfit(error)}"
+            raise ToolResponseError(message, {"error": message}) from error
         if not isinstance(result, CallToolResult):  # an extension's result we did not ask for
             raise ToolResponseError(
                 f"MCP tool {mcp_name!r} sent no tool result",
@@ -303,6 +302,9 @@ class McpToolset(BaseToolset):
             failed.connection.alive = False
             reason = f"tools/list failed: {failed.error.message}"
             raise ToolsetUnavailableError(self.name, reason, self._missing()) from failed.error
+        except ValidationError as error:
+            reason = f"tools/list sent {misfit(error)}"
+            raise ToolsetUnavailableError(self.name, reason, self._missing()) from error
         state.tools = [t for t in tools if self._wanted(t) and usable_schema(self.name, t)]
         self._last_listed = [self._tool_name(tool.name) for tool in state.tools]
         return state.tools
