@@ -39,6 +39,11 @@ async def _turn(toolset: McpToolset, model: ScriptedLlm):
         await runner.close()
 
 
+def _pid(server_log: Path) -> int:
+    """The pid the hostile server wrote when it started."""
+    return int(server_log.read_text())
+
+
 def _responses(result, index: int = 1) -> list[dict]:
     return [r.response for r in result.events[index].get_function_responses()]
 
@@ -52,17 +57,24 @@ def test_every_bound_is_on_by_default_with_the_documented_values():
     assert toolset.max_result_bytes == 16 * 1024 * 1024
 
 
-async def test_a_stdio_server_that_never_answers_initialize_fails_the_step(hostile_toolset):
+async def test_a_stdio_server_that_never_answers_initialize_fails_the_step(
+    hostile_toolset, server_log: Path
+):
     model = ScriptedLlm(["never asked"])
-    result = await _turn(hostile_toolset("silent", connect_timeout=0.5), model)
+    # Long enough for the server to start and write its pid, even on a loaded machine.
+    toolset = hostile_toolset("silent", connect_timeout=3)
+    async with asyncio.timeout(TEST_BOUND):
+        result = await run_turn(LlmAgent(name="a", model=model, tools=[toolset]), "q")
+    with pytest.raises(ProcessLookupError):  # stopped when the opening was abandoned
+        os.kill(_pid(server_log), 0)
 
     assert isinstance(result.error, McpTimeoutError)
     assert (result.error.toolset, result.error.phase, result.error.timeout) == (
         "hostile",
         "connect",
-        0.5,
+        3,
     )
-    assert "'hostile'" in str(result.error) and "within 0.5 s" in str(result.error)
+    assert "'hostile'" in str(result.error) and "within 3 s" in str(result.error)
     assert model.requests == []
 
 
