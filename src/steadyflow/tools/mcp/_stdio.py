@@ -88,10 +88,11 @@ class StdioServer:
                 try:
                     yield read, write
                 finally:
+                    with anyio.CancelScope(shield=True):  # the reader drains stdout meanwhile
+                        await _stop(process, self.grace)
                     tasks.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await _stop(process, self.grace)
                 for stream in (read, write, to_session, from_session):
                     await stream.aclose()
 
