@@ -17,8 +17,12 @@
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
     │   └── ConfirmationPendingError           a new message while requests wait (opt-in)
     ├── InvocationFailedError                  an invocation run on Temporal ended in error
+    ├── ToolsetUnavailableError                a toolset could not give its tools: the step fails
+    │   └── McpTimeoutError                    an MCP server did not connect or list in time
     ├── ToolResponseError                      a tool failed; .response is what the model reads
-    │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   ├── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   ├── McpCallTimeoutError                an MCP call past its timeout (cancelled)
+    │   └── McpResultTooLargeError             an MCP result over max_result_bytes
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   │   └── QuotaExhaustedError            a daily/monthly quota is spent: no retry, no wait
@@ -46,7 +50,7 @@ adapters raise them with the SDK's exception as ``__cause__``.
 transient by default (by ``RetryConfig`` and by ``FallbackLlm`` alike).
 
 The classes live in private modules by subject (``_base``, ``_limits``,
-``_tools``, ``_model``, ``_sessions``); import them from here.
+``_tools``, ``_toolsets``, ``_model``, ``_sessions``); import them from here.
 """
 
 from __future__ import annotations
@@ -100,6 +104,12 @@ from ._tools import (
     ToolArgumentsError,
     ToolResponseError,
 )
+from ._toolsets import (
+    McpCallTimeoutError,
+    McpResultTooLargeError,
+    McpTimeoutError,
+    ToolsetUnavailableError,
+)
 
 __all__ = [
     "DEFAULT_RETRYABLE_STATUS_CODES",
@@ -115,6 +125,9 @@ __all__ = [
     "InvocationFailedError",
     "InvocationLimitError",
     "LlmCallsLimitExceededError",
+    "McpCallTimeoutError",
+    "McpResultTooLargeError",
+    "McpTimeoutError",
     "MissingStateKeyError",
     "ModelConnectionError",
     "ModelError",
@@ -136,6 +149,7 @@ __all__ = [
     "SteadyflowError",
     "ToolArgumentsError",
     "ToolResponseError",
+    "ToolsetUnavailableError",
     "TraceFormatError",
     "UnknownPriceError",
     "UsageLimitExceededError",

@@ -24,11 +24,21 @@ class BaseToolset(ABC):
 
     Subclasses implement ``get_tools``; they override ``close`` when they
     hold resources (connections, subprocesses).
+
+    Attributes:
+        optional: when ``get_tools`` raises ``ToolsetUnavailableError``, the
+            step goes on without this toolset's tools (a warning in the log
+            and the step's trace) instead of failing.
     """
+
+    optional: bool = False
 
     @abstractmethod
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The tools the model may call in this step.
+
+        Raise ``ToolsetUnavailableError`` when they cannot be had (the step
+        fails, unless the toolset is ``optional``).
 
         Args:
             readonly_context: the running invocation, seen read-only (None

@@ -97,6 +97,12 @@ class InvocationRecorder:
         self.trace.steps.append(step)
         return step
 
+    def warn(self, message: str) -> None:
+        """Note ``message`` on the current step (nowhere before the first step)."""
+        if self.trace.steps:
+            step = self.trace.steps[-1]
+            step.warnings = [*(step.warnings or []), message]
+
     def end_step(self, step: StepTrace) -> None:
         """Close ``step``."""
         step.end = self.now()

@@ -172,6 +172,8 @@ class StepTrace:
             ``on_model_error_callback`` (a callback replaced a failed call).
         path: the agents from the root down to ``agent``, when it is not
             the root (a workflow's stage: ``["pipeline", "fan_out", "news"]``).
+        warnings: what the step went without (an optional toolset that
+            could not load: which, why, its missing tools).
     """
 
     number: int
@@ -187,6 +189,7 @@ class StepTrace:
     short_circuit: str | None = None
     path: list[str] | None = None
     cost: Decimal | None = None
+    warnings: list[str] | None = None
 
     def __init__(
         self,
@@ -204,9 +207,10 @@ class StepTrace:
         short_circuit: str | None = None,
         path: list[str] | None = None,
         cost: Decimal | None = None,
+        warnings: list[str] | None = None,
     ) -> None:
         self.number, self.agent, self.start, self.end, self.model = number, agent, start, end, model
-        self.path, self.cost = path, cost
+        self.path, self.cost, self.warnings = path, cost, warnings
         self.attempts = [] if attempts is None else attempts
         self.tools = [] if tools is None else tools
         self.input_tokens, self.output_tokens = input_tokens, output_tokens

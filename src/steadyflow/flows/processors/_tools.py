@@ -3,8 +3,12 @@
 Toolsets are asked for their tools here, once per step; what they give is
 kept on the invocation context (``toolset_tools``) for the step's tool
 dispatch. A toolset tool whose name is already taken (by a plain tool or an
-earlier toolset) is left out with a warning: the list of a remote server can
-change under us, and one clash should not end the turn.
+earlier toolset) or reserved by the runtime (``transfer_to_agent``,
+``steadyflow_request_confirmation``) is left out with a warning: the list of
+a remote server can change under us, and one clash should not end the turn.
+A toolset that cannot load (``ToolsetUnavailableError``) fails the step,
+unless it is ``optional``: then it is left out, with a warning in the log
+and in the step's trace.
 """
 
 from __future__ import annotations
@@ -13,9 +17,13 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..._confirmation import REQUEST_CONFIRMATION_NAME
 from ...context import InvocationContext, ReadonlyContext
+from ...errors import ToolsetUnavailableError
 from ...models.llm_request import LlmRequest
 from ...tools.base_tool import BaseTool
+from ...tools.base_toolset import BaseToolset
+from ...tools.transfer_to_agent import TRANSFER_TOOL_NAME
 from ...types import FunctionDeclaration
 from ._base import RequestProcessor
 
@@ -26,6 +34,9 @@ __all__ = ["ToolsProcessor", "ask_toolsets"]
 
 logger = logging.getLogger("steadyflow.tools")
 
+RESERVED_TOOL_NAMES = frozenset({TRANSFER_TOOL_NAME, REQUEST_CONFIRMATION_NAME})
+"""Names the runtime gives its own function calls; a toolset may not offer them."""
+
 
 async def _toolset_tools(
     agent: FlowAgent, ctx: InvocationContext, taken: set[str]
@@ -34,17 +45,39 @@ async def _toolset_tools(
     found: dict[str, BaseTool] = {}
     readonly = ReadonlyContext(ctx)
     for toolset in agent.toolsets:
-        for tool in await toolset.get_tools(readonly):
-            if tool.name in taken or tool.name in found:
+        try:
+            tools = await toolset.get_tools(readonly)
+        except ToolsetUnavailableError as error:
+            if not toolset.optional:
+                raise
+            _left_out(agent, ctx, toolset, error)
+            continue
+        for tool in tools:
+            if tool.name in taken or tool.name in found or tool.name in RESERVED_TOOL_NAMES:
                 logger.warning(
-                    "agent %r: toolset %r offers a tool named %r, already taken; left out",
+                    "agent %r: toolset %r offers a tool named %r, %s; left out",
                     agent.name,
                     toolset,
                     tool.name,
+                    "a name the runtime reserves"
+                    if tool.name in RESERVED_TOOL_NAMES
+                    else "already taken",
                 )
                 continue
             found[tool.name] = tool
     return found
+
+
+def _left_out(
+    agent: FlowAgent, ctx: InvocationContext, toolset: BaseToolset, error: ToolsetUnavailableError
+) -> None:
+    """Warn, in the log and the step's trace, that an optional toolset could not load."""
+    missing = ", ".join(error.missing_tools) or "not known"
+    message = (
+        f"optional toolset {error.toolset!r} left out: {error.reason} (missing tools: {missing})"
+    )
+    logger.warning("agent %r: %s", agent.name, message)
+    ctx.trace.warn(message)
 
 
 async def ask_toolsets(
