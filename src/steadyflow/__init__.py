@@ -37,6 +37,7 @@ if typing.TYPE_CHECKING:
         SessionStoreError,
         StaleSessionError,
         SteadyflowError,
+        ToolDefinitionError,
         UnknownPriceError,
         UsageLimitExceededError,
     )
@@ -131,6 +132,7 @@ _LAZY: dict[str, str] = {
     "StreamingMode": "run_config",
     "ThinkingConfig": "types",
     "ToolContext": "context",
+    "ToolDefinitionError": "errors",
     "UnknownPriceError": "errors",
     "UsageLimitExceededError": "errors",
     "UsageLimits": "usage.limits",
@@ -199,6 +201,7 @@ __all__ = [
     "StreamingMode",
     "ThinkingConfig",
     "ToolContext",
+    "ToolDefinitionError",
     "UnknownPriceError",
     "UsageLimitExceededError",
     "UsageLimits",

@@ -6,6 +6,7 @@
     ├── ConfigurationError (also ValueError)   bad arguments, bad templates
     │   ├── MissingStateKeyError               {key} in an instruction, not in state
     │   ├── ModelNotFoundError                 a model name no registry pattern matches
+    │   ├── ToolDefinitionError                a function that cannot become a tool
     │   └── UnknownPriceError                  a max_cost limit on a model with no known price
     ├── InvocationLimitError                   a per-invocation limit ends the invocation
     │   ├── LlmCallsLimitExceededError         RunConfig.max_llm_calls reached
@@ -58,6 +59,7 @@ from ._base import (
     ModelNotFoundError,
     NothingToResumeError,
     SteadyflowError,
+    ToolDefinitionError,
     UnknownPriceError,
     error_chain,
 )
@@ -126,6 +128,7 @@ __all__ = [
     "StaleSessionError",
     "SteadyflowError",
     "ToolArgumentsError",
+    "ToolDefinitionError",
     "ToolResponseError",
     "TraceFormatError",
     "UnknownPriceError",

@@ -32,6 +32,25 @@ class MissingStateKeyError(ConfigurationError, KeyError):
         return str(self.args[0])
 
 
+class ToolDefinitionError(ConfigurationError):
+    """A function cannot become a tool; raised when the tool is built, not when it is called.
+
+    A ``*args`` or ``**kwargs`` parameter, a parameter with no type hint, a
+    type pydantic cannot describe as JSON schema, or a docstring ``Args:``
+    entry for a parameter the function does not have.
+
+    Attributes:
+        tool_name: the tool's name.
+        parameter: the parameter at fault (None when the whole signature is).
+    """
+
+    def __init__(self, tool_name: str, parameter: str | None, problem: str) -> None:
+        self.tool_name = tool_name
+        self.parameter = parameter
+        where = f"parameter {parameter!r} of tool {tool_name!r}" if parameter else f"tool {tool_name!r}"
+        super().__init__(f"{where}: {problem}")
+
+
 class ModelNotFoundError(ConfigurationError):
     """No registered pattern matches a model name."""
 
