@@ -15,6 +15,7 @@ from ._response_cap import ResponseMeter
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext
 from .durable import RecordKeeper
+from .errors import ConfigurationError
 from .events import Event
 from .flows._callbacks import run_callbacks
 from .plugins import PluginManager
@@ -29,6 +30,25 @@ Started = tuple[Session, InvocationContext, RecordKeeper, AsyncIterator[Event]]
 A plain tuple rather than a named one: made once per invocation and
 unpacked at once, it costs no call (a named tuple's ``__new__`` is Python).
 """
+
+
+_IDENTITY = ("id", "invocation_id", "author", "branch", "timestamp", "partial")
+"""What makes an event the one the agent produced: a replacement keeps these (as in ADK)."""
+
+
+def _in_place_of(original: Event, replacement: object) -> Event:
+    """``replacement`` (an ``on_event_callback``'s answer) with ``original``'s identity.
+
+    A plugin changes what an event says, not which event it is: a new
+    ``Event(...)`` would otherwise bring a fresh id and an empty author.
+    """
+    if not isinstance(replacement, Event):
+        raise ConfigurationError(
+            f"on_event_callback must return an Event or None, got {type(replacement).__name__}"
+        )
+    if replacement is original:
+        return original
+    return replacement.model_copy(update={field: getattr(original, field) for field in _IDENTITY})
 
 
 async def stored_events(
@@ -57,7 +77,8 @@ async def stored_events(
                 meter.check(event)
             if on_event:
                 replaced = await run_callbacks(on_event, invocation_context=ctx, event=event)
-                event = event if replaced is None else replaced
+                if replaced is not None:
+                    event = _in_place_of(event, replaced)
             if not event.partial:
                 event = await keeper.append(session, event)
             yield event

@@ -18,7 +18,8 @@
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
     ├── InvocationFailedError                  an invocation run on Temporal ended in error
     ├── ToolResponseError                      a tool failed; .response is what the model reads
-    │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   ├── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   └── ToolNotFoundError (also ValueError)   the model called a tool the agent lacks
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   │   └── QuotaExhaustedError            a daily/monthly quota is spent: no retry, no wait
@@ -94,6 +95,7 @@ from ._sessions import (
 )
 from ._tools import (
     ToolArgumentsError,
+    ToolNotFoundError,
     ToolResponseError,
 )
 
@@ -129,6 +131,7 @@ __all__ = [
     "SteadyflowError",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "ToolNotFoundError",
     "ToolResponseError",
     "TraceFormatError",
     "UnknownPriceError",

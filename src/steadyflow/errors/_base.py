@@ -47,7 +47,9 @@ class ToolDefinitionError(ConfigurationError):
     def __init__(self, tool_name: str, parameter: str | None, problem: str) -> None:
         self.tool_name = tool_name
         self.parameter = parameter
-        where = f"parameter {parameter!r} of tool {tool_name!r}" if parameter else f"tool {tool_name!r}"
+        where = f"tool {tool_name!r}"
+        if parameter:
+            where = f"parameter {parameter!r} of {where}"
         super().__init__(f"{where}: {problem}")
 
 

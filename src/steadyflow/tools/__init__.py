@@ -8,7 +8,7 @@ from .._confirmation import (
     confirmation_requests,
 )
 from ..context import ToolContext
-from ..errors import ToolArgumentsError, ToolDefinitionError
+from ..errors import ToolArgumentsError, ToolDefinitionError, ToolNotFoundError
 from .base_tool import BaseTool
 from .base_toolset import BaseToolset
 from .exit_loop import exit_loop
@@ -29,6 +29,7 @@ __all__ = [
     "LongRunningFunctionTool",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "ToolNotFoundError",
     "ToolConfirmation",
     "ToolContext",
     "confirmation_answer",
