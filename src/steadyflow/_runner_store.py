@@ -3,7 +3,8 @@
 Split out of ``runner.py`` so the runner keeps its public methods and this
 module owns what every invocation (new, resumed or continued) shares: the
 response cap, the plugins' ``on_event_callback``, the append before the
-yield, and closing the record last, whatever ended the invocation.
+yield, the plugins told how a run that ended early ended, and closing the
+record last, whatever ended the invocation.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from .events import Event
 from .flows._callbacks import run_callbacks
 from .plugins import PluginManager
 from .sessions.base import Session
+from .types import Content
 
-__all__ = ["Started", "stored_events", "with_plugins"]
+__all__ = ["Started", "stored_events", "user_message", "with_plugins"]
 
 
 Started = tuple[Session, InvocationContext, RecordKeeper, AsyncIterator[Event]]
@@ -84,6 +86,8 @@ async def stored_events(
             yield event
     except BaseException as exc:
         error = exc
+        if plugins.plugins:
+            await _tell_plugins_the_end(plugins, ctx, exc)
         raise
     finally:
         # Closed before the record is: the steps its trace records have ended.
@@ -101,6 +105,39 @@ async def stored_events(
                 budget_limit=ctx.budget.limit,
             )
             await keeper.close(trace, error)
+
+
+async def _tell_plugins_the_end(
+    plugins: PluginManager, ctx: InvocationContext, ended: BaseException
+) -> None:
+    """Every plugin hears why the run ended early: an error, or a stop (cancelled, shut down)."""
+    if isinstance(ended, Exception):
+        await plugins.notify("on_run_error_callback", invocation_context=ctx, error=ended)
+    else:
+        await plugins.notify("on_run_cancelled_callback", invocation_context=ctx)
+
+
+async def user_message(plugins: PluginManager, ctx: InvocationContext, message: Content) -> Content:
+    """``message`` after the plugins' ``on_user_message_callback`` (a replacement is kept).
+
+    Runs before anything is stored: a hook that raises fails the run (the
+    plugins hear of it) with nothing written.
+    """
+    try:
+        replaced = await run_callbacks(
+            plugins.hooks("on_user_message_callback"), invocation_context=ctx, user_message=message
+        )
+    except Exception as error:
+        await plugins.notify("on_run_error_callback", invocation_context=ctx, error=error)
+        raise
+    if replaced is None:
+        return message
+    if not isinstance(replaced, Content) or not replaced.parts:
+        raise ConfigurationError(
+            f"on_user_message_callback must return a Content with parts or None, got {replaced!r}"
+        )
+    ctx.user_content = replaced
+    return replaced
 
 
 async def with_plugins(

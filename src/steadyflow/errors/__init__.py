@@ -17,6 +17,7 @@
     ├── NothingToResumeError                   resume found no unfinished invocation
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
     ├── InvocationFailedError                  an invocation run on Temporal ended in error
+    ├── PluginError                            a runner plugin's hook raised
     ├── ToolResponseError                      a tool failed; .response is what the model reads
     │   ├── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
     │   └── ToolNotFoundError (also ValueError)   the model called a tool the agent lacks
@@ -59,6 +60,7 @@ from ._base import (
     MissingStateKeyError,
     ModelNotFoundError,
     NothingToResumeError,
+    PluginError,
     SteadyflowError,
     ToolDefinitionError,
     UnknownPriceError,
@@ -120,6 +122,7 @@ __all__ = [
     "ModelTimeoutError",
     "NothingToResumeError",
     "PacingTimeoutError",
+    "PluginError",
     "QuotaExhaustedError",
     "SchemaVersionError",
     "SessionError",

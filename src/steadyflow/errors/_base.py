@@ -92,6 +92,27 @@ class NothingToResumeError(SteadyflowError, LookupError):
     """
 
 
+class PluginError(SteadyflowError):
+    """A runner plugin's hook raised; the plugin's exception is ``__cause__``.
+
+    Raised where the hook ran (the model call, the tool call, the run), so
+    the invocation fails the way a failing callback fails it. A hook that
+    raises a steadyflow error on purpose (a limit, a confirmation error)
+    keeps that error, with a note naming the plugin and the hook.
+
+    Attributes:
+        plugin_name: the plugin's ``name``.
+        hook: the hook that raised (``before_model_callback``, ...).
+    """
+
+    def __init__(self, plugin_name: str, hook: str, error: BaseException) -> None:
+        self.plugin_name = plugin_name
+        self.hook = hook
+        super().__init__(
+            f"plugin {plugin_name!r} raised in {hook}: {type(error).__name__}: {error}"
+        )
+
+
 class ConfirmationError(SteadyflowError, ValueError):
     """An answer to a confirmation request that cannot be taken; nothing was stored.
 
