@@ -11,6 +11,7 @@ import pytest
 from steadyflow import (
     ConfigurationError,
     Content,
+    LiveRequestQueue,
     LlmAgent,
     PluginError,
     Runner,
@@ -255,3 +256,23 @@ def test_get_plugin_finds_a_plugin_by_name() -> None:
     runner = runner_with(LlmAgent(name="a", model=ScriptedLlm([])), tracker)
     assert runner.plugins.get_plugin("tracker") is tracker
     assert runner.plugins.get_plugin("nope") is None
+
+
+async def test_a_live_run_that_fails_is_reported_for_the_agent_and_the_run() -> None:
+    class NoConnection(ScriptedLlm):
+        def connect(self, request: Any) -> Any:
+            raise ConnectionRefusedError("live endpoint down")
+
+    agent = LlmAgent(name="a", model=NoConnection([]))
+    tracker = Tracker()
+    runner = runner_with(agent, tracker)
+    session = await runner.create_session(user_id="u")
+    queue = LiveRequestQueue()
+    queue.close()
+    with pytest.raises(ConnectionRefusedError) as caught:
+        async for _ in runner.run_live(
+            user_id="u", session_id=session.id, live_request_queue=queue
+        ):
+            pass
+    assert tracker.agent_errors == [("a", caught.value)]
+    assert tracker.run_errors == [caught.value]

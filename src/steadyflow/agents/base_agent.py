@@ -199,7 +199,11 @@ class BaseAgent(ABC):
 
     def run_live(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent on a live connection (``StreamingMode.BIDI``)."""
-        return self._run_live_impl(parent_context.for_agent(self))
+        ctx = parent_context.for_agent(self)
+        events = self._run_live_impl(ctx)
+        if not ctx.plugins.hooks("on_agent_error_callback"):
+            return events
+        return self._reporting_errors(ctx, events)
 
     @abstractmethod
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:
