@@ -127,15 +127,16 @@ async def user_message(plugins: PluginManager, ctx: InvocationContext, message: 
         replaced = await run_callbacks(
             plugins.hooks("on_user_message_callback"), invocation_context=ctx, user_message=message
         )
+        if replaced is not None and (not isinstance(replaced, Content) or not replaced.parts):
+            raise ConfigurationError(
+                "on_user_message_callback must return a Content with parts or None, "
+                f"got {replaced!r}"
+            )
     except Exception as error:
         await plugins.notify("on_run_error_callback", invocation_context=ctx, error=error)
         raise
     if replaced is None:
         return message
-    if not isinstance(replaced, Content) or not replaced.parts:
-        raise ConfigurationError(
-            f"on_user_message_callback must return a Content with parts or None, got {replaced!r}"
-        )
     ctx.user_content = replaced
     return replaced
 

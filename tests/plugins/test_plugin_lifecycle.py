@@ -104,9 +104,12 @@ async def test_on_user_message_must_answer_a_content_or_none() -> None:
             return "plain text"
 
     agent = LlmAgent(name="a", model=ScriptedLlm(["never"]))
-    result = await run_turn(agent, "hi", runner=runner_with(agent, Wrong("w")))
+    tracker = Tracker()
+    result = await run_turn(agent, "hi", runner=runner_with(agent, Wrong("w"), tracker))
     assert isinstance(result.error, ConfigurationError)
     assert "on_user_message_callback must return a Content" in str(result.error)
+    assert tracker.run_errors == [result.error]
+    assert (await result.stored_session()).events == []
 
 
 async def test_an_agent_crash_is_reported_once_per_agent_layer_and_once_for_the_run() -> None:
