@@ -25,11 +25,16 @@ def lookup_order(order_id: str) -> dict[str, str]:
     return {"order_id": order_id, "status": "shipped"}
 
 
-def agent_on(model: Any) -> LlmAgent:
-    return LlmAgent(name="support", model=model, tools=[lookup_order])
+def agent_on(model: Any, include_contents: str = "default") -> LlmAgent:
+    return LlmAgent(
+        name="support", model=model, tools=[lookup_order], include_contents=include_contents
+    )
 
 
-async def test_the_model_never_sees_client_ids_and_keeps_provider_ids() -> None:
+@pytest.mark.parametrize("include_contents", ["default", "none"])
+async def test_the_model_never_sees_client_ids_and_keeps_provider_ids(
+    include_contents: str,
+) -> None:
     model = ScriptedLlm(
         [
             [call("lookup_order", {"order_id": "1"}), call("lookup_order", {"order_id": "2"})],
@@ -37,7 +42,7 @@ async def test_the_model_never_sees_client_ids_and_keeps_provider_ids() -> None:
             "both shipped",
         ]
     )
-    result = await run_turn(agent_on(model), "where are 1, 2 and 3?")
+    result = await run_turn(agent_on(model, include_contents), "where are 1, 2 and 3?")
 
     assert result.error is None
     stored = (await result.stored_session()).events

@@ -33,7 +33,6 @@ from ..models.llm_response import LlmResponse
 from ..tools.base_tool import BaseTool
 from ..types import FunctionCall
 from ._call_llm import call_llm
-from ._client_ids import without_client_ids
 from ._functions import assign_call_ids, execute_function_calls, prepare_calls
 from ._response_to_event import response_to_event
 from ._span import AgentSpan
@@ -148,7 +147,6 @@ class BaseLlmFlow:
         for processor in self.request_processors:
             built = processor.apply(agent, ctx, request)
             request = built if built is not None else await processor.process(agent, ctx, request)
-        request.contents = without_client_ids(request.contents)
         return request
 
     def postprocess(

@@ -19,7 +19,8 @@ What an agent sees:
   user message on;
 - function responses right after their calls, the latest per call
   (``_pairing``: a long-running tool's late result);
-- never a confirmation pause or answer (between the runtime and a person).
+- never a confirmation pause or answer (between the runtime and a person);
+- no call id steadyflow made up (``_client_ids``), as ADK sends none of its own.
 
 With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
 ``HistoryView`` is kept beside the cached contents and the request gets only
@@ -41,6 +42,7 @@ from ...history.tokens import content_tokens
 from ...models.llm_request import LlmRequest
 from ...types import Content, Part
 from ._base import RequestProcessor
+from ._client_ids import stripped_content, without_client_ids
 from ._history import HistoryView, history_contents, warn_if_over
 from ._pairing import is_paired_after, needs_pairing, pair_function_responses
 
@@ -105,12 +107,13 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
 class _Converted:
     """One (session, branch)'s converted contents, as far as ``count`` events."""
 
-    __slots__ = ("contents", "count", "history", "last_id", "unpaired")
+    __slots__ = ("contents", "count", "history", "last_id", "sent", "unpaired")
 
     def __init__(self, history: HistoryView | None) -> None:
         self.count = 0
         self.last_id = ""
         self.contents: list[Content] = []
+        self.sent: list[Content] = []  # ``contents`` as sent: client call ids stripped
         self.history = history
         self.unpaired = False  # some function response does not follow its call
 
@@ -137,7 +140,8 @@ class ContentsProcessor(RequestProcessor):
         events = ctx.session.events
         policy = agent.history
         if agent.include_contents == "none":
-            request.contents = self._paired(self._current_turn(events, agent.name, ctx.branch))
+            turn = self._paired(self._current_turn(events, agent.name, ctx.branch))
+            request.contents = without_client_ids(turn)
             if policy is not None:
                 tokens = sum(content_tokens(c) for c in request.contents)
                 warn_if_over(ctx, policy, request, tokens)
@@ -147,7 +151,7 @@ class ContentsProcessor(RequestProcessor):
         assert history is not None  # without a policy, ``apply`` did the work
         model = agent.canonical_model
         window, tokens = await history_contents(ctx, history, cached.contents, model)
-        request.contents = self._paired(window)
+        request.contents = without_client_ids(self._paired(window))
         warn_if_over(ctx, history.policy, request, tokens)
         return request
 
@@ -160,11 +164,11 @@ class ContentsProcessor(RequestProcessor):
         cached = self._converted(ctx, agent.name, None)
         contents = cached.contents
         if cached.unpaired:
-            request.contents = pair_function_responses(contents)
+            request.contents = without_client_ids(pair_function_responses(contents))
         elif request.contents:  # a processor before this one put some there: replaced
-            request.contents = list(contents)
+            request.contents = list(cached.sent)
         else:  # the request's own new list, filled: no pydantic setattr per step
-            request.contents.extend(contents)
+            request.contents.extend(cached.sent)
         return request
 
     def _converted(
@@ -194,6 +198,7 @@ class ContentsProcessor(RequestProcessor):
                 if not cached.unpaired and not is_paired_after(previous, content):
                     cached.unpaired = True
                 contents.append(content)
+                cached.sent.append(stripped_content(content))
             if history is not None:
                 mine = event.author == agent_name and _visible(event, branch)
                 history.observe(event, content, mine=mine)

@@ -8,18 +8,20 @@ responses lose ids starting ``sf-`` (ids the provider issued are kept).
 The session keeps them. Adapters whose API pairs by id give the stripped
 calls ids of their own, in order (``models._call_ids``).
 
-Done once per request, after the request processors, on the finished
-contents (so apart from the pairing of responses with calls, which needs the
-ids). Contents are the stored events' own objects: a content holding a
+Done by the contents processor, apart from the pairing of responses with
+calls (which needs the ids): each content is stripped once, when its event
+is converted, and kept beside the content itself, so a step's cost stays
+flat as the session grows; the rare paired request is stripped after
+pairing. Contents are the stored events' own objects: a content holding a
 client id is copied, never changed.
 """
 
 from __future__ import annotations
 
-from ..types import Content, Part
-from ._functions import CLIENT_CALL_ID_PREFIX
+from ...types import Content, Part
+from .._functions import CLIENT_CALL_ID_PREFIX
 
-__all__ = ["without_client_ids"]
+__all__ = ["stripped_content", "without_client_ids"]
 
 
 def _is_client_id(call_id: str | None) -> bool:
@@ -44,13 +46,13 @@ def _stripped(part: Part) -> Part:
     return part
 
 
+def stripped_content(content: Content) -> Content:
+    """``content`` without client-made call ids (the same object when it had none)."""
+    if not _has_client_id(content):
+        return content
+    return content.model_copy(update={"parts": [_stripped(p) for p in content.parts]})
+
+
 def without_client_ids(contents: list[Content]) -> list[Content]:
-    """``contents`` with client-made call ids removed (the same list when there were none)."""
-    if not any(_has_client_id(content) for content in contents):
-        return contents
-    return [
-        content.model_copy(update={"parts": [_stripped(p) for p in content.parts]})
-        if _has_client_id(content)
-        else content
-        for content in contents
-    ]
+    """Each of ``contents`` without client-made call ids."""
+    return [stripped_content(content) for content in contents]
