@@ -108,6 +108,11 @@ class ReadonlyContext:
         return self.invocation_context.invocation_id
 
     @property
+    def user_id(self) -> str:
+        """Id of the user whose session this is (as ADK's ``ReadonlyContext.user_id``)."""
+        return self.invocation_context.session.user_id
+
+    @property
     def user_content(self) -> Content | None:
         """The user message that started the invocation."""
         return self.invocation_context.user_content

@@ -35,7 +35,7 @@ from ._confirmation import parse_answers
 from ._response_cap import DEFAULT_MAX_RESPONSE_BYTES, checked_limit
 from ._routing import agent_to_run
 from ._runner_resume import continue_invocation
-from ._runner_store import Started, stored_events, with_plugins
+from ._runner_store import Started, stored_events, user_message, with_plugins
 from .agents.base_agent import BaseAgent
 from .context import InvocationContext, LlmCallBudget, new_invocation_id
 from .durable import (
@@ -94,11 +94,15 @@ class Runner:
             (``steadyflow.usage.spend``); default: the session database when
             it is SQL, else one in-memory store per session service.
 
-    A plugin's ``before_run_callback`` may answer instead of the agent (its
+    A plugin's ``on_user_message_callback`` may replace a new message before
+    it is stored; ``before_run_callback`` may answer instead of the agent (its
     ``Content`` becomes the agent's one event); ``on_event_callback`` may
-    replace each event before it is stored and yielded (so what you receive
-    is what was stored); ``after_run_callback`` runs once the invocation
-    ended without an error.
+    replace what each event says (not which event it is) before it is stored
+    and yielded (so what you receive is what was stored);
+    ``after_run_callback`` runs once the invocation ended without an error,
+    ``on_run_error_callback`` once it ended in one, and
+    ``on_run_cancelled_callback`` once it was stopped. ``close()`` closes
+    the plugins (``BasePlugin.close``).
     """
 
     def __init__(
@@ -247,6 +251,8 @@ class Runner:
                 self.session_service, session, on_pending=on_pending, now=time.time()
             )
         ctx = self._context(session, run_config, message)
+        if message is not None and self.plugins.hooks("on_user_message_callback"):
+            message = await user_message(self.plugins, ctx, message)
         user_event = None
         if message is not None:
             user_event = Event(invocation_id=ctx.invocation_id, author="user", content=message)
@@ -350,12 +356,21 @@ class Runner:
         )
 
     async def close(self) -> None:
-        """Close the agent tree's toolsets (MCP connections) and the session store's connections."""
+        """Close the agent tree's toolsets (MCP connections), the plugins, then the session store.
+
+        Each is closed even when one before it failed; the first failure is raised.
+
+        Raises:
+            PluginError: a plugin's ``close()`` raised or overran (the others were closed).
+        """
         await self._renewer.stop()
         try:
             await close_toolsets(self.agent)
         finally:
-            await self.session_service.close()
+            try:
+                await self.plugins.close()
+            finally:
+                await self.session_service.close()
 
 
 class InMemoryRunner(Runner):

@@ -283,3 +283,19 @@ async def test_a_model_callbacks_transfer_hands_over_under_the_same_rules():
     failed = await run_turn(lone, "invoice?")
     assert isinstance(failed.error, AgentNotFoundError)
     assert "'lone' cannot transfer to 'billing'" in str(failed.error)
+
+
+async def test_a_transfer_with_an_undeclared_transfer_reason_still_transfers():
+    # Models prompted the ADK way send a reason the tool does not declare.
+    args = {"agent_name": "billing", "transfer_reason": "billing question"}
+    root_model = ScriptedLlm([call("transfer_to_agent", args)])
+    billing = LlmAgent(name="billing", model=ScriptedLlm(["Your invoice is paid."]))
+    root = LlmAgent(name="root", model=root_model, sub_agents=[billing])
+
+    result = await run_turn(root, "Is my invoice paid?")
+
+    assert result.error is None
+    assert [e.author for e in result.events] == ["root", "root", "billing"]
+    response = result.events[1].content.parts[0].function_response
+    assert response is not None and response.response == {"transferred_to": "billing"}
+    assert result.final_text == "Your invoice is paid."

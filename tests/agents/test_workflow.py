@@ -135,6 +135,8 @@ async def test_a_loop_runs_until_an_agent_calls_exit_loop():
     assert [e.author for e in result.events] == ["critic", "writer", "critic", "critic"]
     assert result.events[-1].actions.escalate
     assert writer_model.calls == 1 and critic_model.calls == 2
+    # exit_loop returns nothing, as ADK's does
+    assert result.events[-1].get_function_responses()[0].response == {"result": None}
 
 
 async def test_a_loop_stops_after_max_iterations():

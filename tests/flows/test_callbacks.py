@@ -193,3 +193,32 @@ async def test_on_tool_error_callback_returning_none_leaves_the_error_response()
     result = await run_turn(agent, "q")
     (response,) = result.events[1].get_function_responses()
     assert "RuntimeError: boom: disk" in response.response["error"]
+
+
+async def test_on_tool_error_callback_answers_for_a_tool_the_agent_does_not_have():
+    # As in ADK: a hallucinated name reaches the on-tool-error callbacks.
+    model = ScriptedLlm([call("web-search", {"q": "weather"}), "ok"])
+    seen = []
+
+    def on_tool_error(tool, args, tool_context, error):
+        seen.append((tool.name, args, type(error).__name__, error.tool_name))
+        return {"note": "no web search here; answer from what you know"}
+
+    agent = LlmAgent(name="a", model=model, tools=[explode], on_tool_error_callback=on_tool_error)
+    result = await run_turn(agent, "q")
+
+    assert result.error is None
+    assert seen == [("web-search", {"q": "weather"}, "ToolNotFoundError", "web-search")]
+    (response,) = result.events[1].get_function_responses()
+    assert response.response == {"note": "no web search here; answer from what you know"}
+    assert model.requests[1].contents[-1].parts[0].function_response.response == response.response
+
+
+async def test_an_unknown_tool_no_callback_answers_for_still_tells_the_model_the_tools():
+    model = ScriptedLlm([call("subtract", {"a": 1}), "ok"])
+    agent = LlmAgent(
+        name="a", model=model, tools=[explode], on_tool_error_callback=lambda **_: None
+    )
+    result = await run_turn(agent, "q")
+    (response,) = result.events[1].get_function_responses()
+    assert response.response == {"error": "unknown tool 'subtract'; available tools: explode"}

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from steadyflow import Content, Event, LlmAgent, Runner, SequentialAgent
+from steadyflow import ConfigurationError, Content, Event, LlmAgent, Runner, SequentialAgent
 from steadyflow.models import LlmResponse
 from steadyflow.plugins import BasePlugin
 from steadyflow.testing import ScriptedLlm, call, run_turn
@@ -173,3 +173,39 @@ def test_plugins_must_be_base_plugins_with_unique_names():
         runner_with(agent, BasePlugin("p"), BasePlugin("p"))
     with pytest.raises(ValueError, match="must be BasePlugin instances"):
         runner_with(agent, object())
+
+
+async def test_an_event_returned_by_on_event_keeps_the_originals_identity():
+    class Rewrite(BasePlugin):
+        async def on_event_callback(self, *, invocation_context, event: Event):
+            if event.author != "user":
+                self.original = event
+                return Event(author="", content=Content.from_text("[rewritten]"))
+            return None
+
+    plugin = Rewrite("rewrite")
+    agent = LlmAgent(name="a", model=ScriptedLlm(["hello"]))
+    result = await run_turn(agent, "q", runner=runner_with(agent, plugin))
+
+    [event] = result.events
+    assert event.text == "[rewritten]"
+    original = plugin.original
+    assert (event.id, event.author, event.invocation_id, event.timestamp) == (
+        original.id,
+        "a",
+        original.invocation_id,
+        original.timestamp,
+    )
+    stored = (await result.stored_session()).events[1]
+    assert (stored.id, stored.author, stored.text) == (original.id, "a", "[rewritten]")
+
+
+async def test_on_event_returning_something_else_than_an_event_is_a_clear_error():
+    class Wrong(BasePlugin):
+        async def on_event_callback(self, *, invocation_context, event: Event):
+            return {"text": "not an event"}
+
+    agent = LlmAgent(name="a", model=ScriptedLlm(["hello"]))
+    result = await run_turn(agent, "q", runner=runner_with(agent, Wrong("wrong")))
+    assert isinstance(result.error, ConfigurationError)
+    assert "on_event_callback must return an Event or None, got dict" in str(result.error)

@@ -1,10 +1,14 @@
-from typing import Literal
+import threading
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, PydanticUserError
 
-from steadyflow import FunctionTool, ToolContext
-from steadyflow.tools import ToolArgumentsError
+import steadyflow
+import steadyflow.errors
+from steadyflow import FunctionTool, LlmAgent, ToolContext
+from steadyflow.testing import ScriptedLlm
+from steadyflow.tools import ToolArgumentsError, ToolDefinitionError
 
 
 class Address(BaseModel):
@@ -97,3 +101,74 @@ async def test_a_sync_functions_plain_results_come_back_as_returned():
 def test_names_must_be_identifiers():
     with pytest.raises(ValueError, match="identifier"):
         FunctionTool(ship, name="ship it")
+
+
+def _definition_error(func: Any) -> ToolDefinitionError:
+    """The error building an agent with ``func`` as a tool raises (where users meet it)."""
+    with pytest.raises(ToolDefinitionError) as caught:
+        LlmAgent(name="clerk", model=ScriptedLlm([]), tools=[func])
+    return caught.value
+
+
+def test_star_args_are_refused_naming_the_tool_and_the_parameter():
+    def tag(*ids: str, **opts: str) -> dict:
+        return {}
+
+    error = _definition_error(tag)
+    assert (error.tool_name, error.parameter) == ("tag", "ids")
+    assert "*ids" in str(error) and "'tag'" in str(error)
+
+
+def test_star_kwargs_are_refused_naming_the_parameter():
+    def tag(label: str, **opts: str) -> dict:
+        return {}
+
+    error = _definition_error(tag)
+    assert error.parameter == "opts"
+    assert "**opts" in str(error)
+
+
+def test_an_untyped_parameter_is_refused_not_given_an_empty_schema():
+    def lookup(order_id, verbose: bool = False) -> dict:  # type: ignore[no-untyped-def]
+        return {}
+
+    error = _definition_error(lookup)
+    assert (error.tool_name, error.parameter) == ("lookup", "order_id")
+    assert "type hint" in str(error) and "Any" in str(error)
+
+
+def test_a_parameter_annotated_any_takes_any_json_value():
+    def note(payload: Any) -> dict:
+        return {}
+
+    assert FunctionTool(note).declaration().parameters["properties"] == {"payload": {}}
+
+
+def test_a_docstring_naming_a_missing_parameter_is_refused():
+    def refund(order_id: str) -> dict:
+        """Refund an order.
+
+        Args:
+            order_id: the order.
+            amount: how much (the function lost this parameter).
+        """
+        return {}
+
+    error = _definition_error(refund)
+    assert (error.tool_name, error.parameter) == ("refund", "amount")
+    assert "docstring" in str(error)
+
+
+def test_a_type_pydantic_cannot_describe_is_refused_naming_the_parameter():
+    def hold(order_id: str, lock: threading.Lock) -> dict:
+        return {}
+
+    error = _definition_error(hold)
+    assert (error.tool_name, error.parameter) == ("hold", "lock")
+    assert "JSON schema" in str(error)
+    assert isinstance(error.__cause__, PydanticUserError)
+
+
+def test_a_definition_error_is_a_configuration_error_from_the_public_api():
+    assert issubclass(steadyflow.ToolDefinitionError, steadyflow.ConfigurationError)
+    assert steadyflow.errors.ToolDefinitionError is ToolDefinitionError

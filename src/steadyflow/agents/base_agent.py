@@ -11,7 +11,10 @@ Every agent, model-driven or workflow, runs between its agent callbacks
   was ended.
 
 State a callback writes is stored on that event (or on an event of its own
-when it returned nothing).
+when it returned nothing). When an agent raises, in its run or in one of
+those callbacks, the plugins' ``on_agent_error_callback`` hears of it once
+for that agent, before the error goes on to the agent above it (which
+reports it once in turn), as ADK reports it.
 """
 
 from __future__ import annotations
@@ -127,7 +130,34 @@ class BaseAgent(ABC):
         after = chained(ctx, "after_agent_callback", self.after_agent_callbacks)
         return self._run_with_callbacks(ctx, before, after)
 
-    async def _run_with_callbacks(
+    def _run_with_callbacks(
+        self, ctx: InvocationContext, before: Callbacks, after: Callbacks
+    ) -> AsyncIterator[Event]:
+        """The agent between its callbacks; wrapped to report its errors when a plugin listens."""
+        events = self._run_between_callbacks(ctx, before, after)
+        if not ctx.plugins.hooks("on_agent_error_callback"):
+            return events
+        return self._reporting_errors(ctx, events)
+
+    async def _reporting_errors(
+        self, ctx: InvocationContext, events: AsyncIterator[Event]
+    ) -> AsyncIterator[Event]:
+        """``events``, telling the plugins when this agent's layer raised (then re-raising)."""
+        try:
+            async for event in events:
+                yield event
+        except Exception as error:
+            await ctx.plugins.notify(
+                "on_agent_error_callback",
+                agent=self,
+                callback_context=CallbackContext(ctx),
+                error=error,
+            )
+            raise
+        finally:
+            await aclose(events)
+
+    async def _run_between_callbacks(
         self, ctx: InvocationContext, before: Callbacks, after: Callbacks
     ) -> AsyncIterator[Event]:
         if before:
@@ -169,7 +199,11 @@ class BaseAgent(ABC):
 
     def run_live(self, parent_context: InvocationContext) -> AsyncIterator[Event]:
         """Run this agent on a live connection (``StreamingMode.BIDI``)."""
-        return self._run_live_impl(parent_context.for_agent(self))
+        ctx = parent_context.for_agent(self)
+        events = self._run_live_impl(ctx)
+        if not ctx.plugins.hooks("on_agent_error_callback"):
+            return events
+        return self._reporting_errors(ctx, events)
 
     @abstractmethod
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncIterator[Event]:

@@ -6,6 +6,7 @@
     ├── ConfigurationError (also ValueError)   bad arguments, bad templates
     │   ├── MissingStateKeyError               {key} in an instruction, not in state
     │   ├── ModelNotFoundError                 a model name no registry pattern matches
+    │   ├── ToolDefinitionError                a function that cannot become a tool
     │   └── UnknownPriceError                  a max_cost limit on a model with no known price
     ├── InvocationLimitError                   a per-invocation limit ends the invocation
     │   ├── LlmCallsLimitExceededError         RunConfig.max_llm_calls reached
@@ -17,10 +18,12 @@
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
     │   └── ConfirmationPendingError           a new message while requests wait (opt-in)
     ├── InvocationFailedError                  an invocation run on Temporal ended in error
+    ├── PluginError                            a runner plugin's hook raised
     ├── ToolsetUnavailableError                a toolset could not give its tools: the step fails
     │   └── McpTimeoutError                    an MCP server did not connect or list in time
     ├── ToolResponseError                      a tool failed; .response is what the model reads
     │   ├── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   ├── ToolNotFoundError (also ValueError)   the model called a tool the agent lacks
     │   ├── McpCallTimeoutError                an MCP call past its timeout (cancelled)
     │   └── McpResultTooLargeError             an MCP result over max_result_bytes
     ├── ModelError                             a provider call failed
@@ -65,7 +68,9 @@ from ._base import (
     MissingStateKeyError,
     ModelNotFoundError,
     NothingToResumeError,
+    PluginError,
     SteadyflowError,
+    ToolDefinitionError,
     UnknownPriceError,
     error_chain,
 )
@@ -102,6 +107,7 @@ from ._sessions import (
 )
 from ._tools import (
     ToolArgumentsError,
+    ToolNotFoundError,
     ToolResponseError,
 )
 from ._toolsets import (
@@ -138,6 +144,7 @@ __all__ = [
     "ModelTimeoutError",
     "NothingToResumeError",
     "PacingTimeoutError",
+    "PluginError",
     "QuotaExhaustedError",
     "SchemaVersionError",
     "SessionError",
@@ -148,6 +155,8 @@ __all__ = [
     "StaleSessionError",
     "SteadyflowError",
     "ToolArgumentsError",
+    "ToolDefinitionError",
+    "ToolNotFoundError",
     "ToolResponseError",
     "ToolsetUnavailableError",
     "TraceFormatError",

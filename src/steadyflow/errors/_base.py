@@ -32,6 +32,27 @@ class MissingStateKeyError(ConfigurationError, KeyError):
         return str(self.args[0])
 
 
+class ToolDefinitionError(ConfigurationError):
+    """A function cannot become a tool; raised when the tool is built, not when it is called.
+
+    A ``*args`` or ``**kwargs`` parameter, a parameter with no type hint, a
+    type pydantic cannot describe as JSON schema, or a docstring ``Args:``
+    entry for a parameter the function does not have.
+
+    Attributes:
+        tool_name: the tool's name.
+        parameter: the parameter at fault (None when the whole signature is).
+    """
+
+    def __init__(self, tool_name: str, parameter: str | None, problem: str) -> None:
+        self.tool_name = tool_name
+        self.parameter = parameter
+        where = f"tool {tool_name!r}"
+        if parameter:
+            where = f"parameter {parameter!r} of {where}"
+        super().__init__(f"{where}: {problem}")
+
+
 class ModelNotFoundError(ConfigurationError):
     """No registered pattern matches a model name."""
 
@@ -69,6 +90,27 @@ class NothingToResumeError(SteadyflowError, LookupError):
     The message says what there is instead (a finished one, a live one held
     by another process, or none at all).
     """
+
+
+class PluginError(SteadyflowError):
+    """A runner plugin's hook raised; the plugin's exception is ``__cause__``.
+
+    Raised where the hook ran (the model call, the tool call, the run), so
+    the invocation fails the way a failing callback fails it. A hook that
+    raises a steadyflow error on purpose (a limit, a confirmation error)
+    keeps that error, with a note naming the plugin and the hook.
+
+    Attributes:
+        plugin_name: the plugin's ``name``.
+        hook: the hook that raised (``before_model_callback``, ...).
+    """
+
+    def __init__(self, plugin_name: str, hook: str, error: BaseException) -> None:
+        self.plugin_name = plugin_name
+        self.hook = hook
+        super().__init__(
+            f"plugin {plugin_name!r} raised in {hook}: {type(error).__name__}: {error}"
+        )
 
 
 class ConfirmationError(SteadyflowError, ValueError):

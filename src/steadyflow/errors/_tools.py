@@ -31,3 +31,20 @@ class ToolArgumentsError(ToolResponseError, ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, {"error": message})
+
+
+class ToolNotFoundError(ToolResponseError, ValueError):
+    """The model called a tool name the agent does not have.
+
+    Offered to the on-tool-error callbacks (with a stand-in tool of that
+    name), so a callback can answer for a hallucinated tool; otherwise the
+    model reads ``response``, which lists the tools it does have.
+
+    Attributes:
+        tool_name: the name the model called.
+    """
+
+    def __init__(self, tool_name: str, available: list[str]) -> None:
+        message = f"unknown tool {tool_name!r}; available tools: {', '.join(available) or '(none)'}"
+        super().__init__(message, {"error": message})
+        self.tool_name = tool_name

@@ -6,6 +6,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..plugins import hook_error
+
 if TYPE_CHECKING:
     from ..context import InvocationContext
 
@@ -41,12 +43,19 @@ async def run_callbacks(callbacks: Callbacks, **kwargs: Any) -> Any:
     """Call each callback with ``kwargs`` in order; return the first non-None result.
 
     Async callbacks are awaited. Exceptions propagate: a failing callback is
-    a bug in user code, not something to hide.
+    a bug in user code, not something to hide. One raised by a plugin's hook
+    propagates as a ``PluginError`` naming the plugin and the hook.
     """
     for callback in callbacks:
-        result = callback(**kwargs)
-        if inspect.isawaitable(result):
-            result = await result
+        try:
+            result = callback(**kwargs)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as error:
+            failure = hook_error(callback, error)
+            if failure is error:
+                raise
+            raise failure from error
         if result is not None:
             return result
     return None

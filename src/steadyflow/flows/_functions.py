@@ -7,9 +7,10 @@ its siblings at once, and the event's delta holds every call's writes,
 merged in call order. Tools and tool callbacks get a deep copy of the
 arguments: the stored call is the model's record and never changes.
 
-A tool that raises (and no on-tool-error callback answers for it), an
-unknown tool name, or arguments that fail validation become an error
-response the model can read, so the turn goes on.
+A tool that raises, an unknown tool name, or arguments that fail
+validation go to the on-tool-error callbacks (``_tool_errors``); unless one
+answers, they become an error response the model can read, so the turn
+goes on.
 
 A call that needs a person's confirmation (``BaseTool.needs_confirmation``,
 asked before anything of the call runs, or ``tool_context.
@@ -44,6 +45,7 @@ from ..tools.base_tool import BaseTool
 from ..trace_record import StepTrace, ToolCallScope
 from ..types import Content, FunctionCall, Part
 from ._callbacks import chained, run_callbacks
+from ._tool_errors import on_tool_error, unknown_tool_answer
 
 if TYPE_CHECKING:
     from ._agent import FlowAgent
@@ -86,13 +88,7 @@ async def _failed(
 ) -> Any:
     """What the model reads for ``error`` (traced): an on-tool-error callback's, or the error."""
     scope.failed(error)
-    handled = await run_callbacks(
-        chained(batch.ctx, "on_tool_error_callback", batch.agent.on_tool_error_callbacks),
-        tool=tool,
-        args=args,
-        tool_context=tool_context,
-        error=error,
-    )
+    handled = await on_tool_error(batch.agent, tool, args, tool_context, error)
     if handled is not None:
         return handled
     if isinstance(error, ToolResponseError):
@@ -205,9 +201,11 @@ async def _dispatch(
     """``call`` of ``tool`` (None: no tool of its name): gate, callbacks, the tool itself."""
     agent = batch.agent
     if tool is None:
-        known = ", ".join(batch.tools) or "(none)"
-        result: Any = {"error": f"unknown tool {call.name!r}; available tools: {known}"}
         scope.failed("UnknownTool")
+        args = copy_object(call.args)
+        result: Any = await unknown_tool_answer(
+            agent, call.name, args, tool_context, [*batch.tools]
+        )
     else:
         # The call stays what the model asked for (it is the stored record):
         # callbacks and the tool share one private copy they may change.

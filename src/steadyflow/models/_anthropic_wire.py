@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..types import Content, GenerateContentConfig, Part, ThinkingConfig
+from ._call_ids import with_call_ids
 from ._provider_data import own_parts
 from .llm_request import LlmRequest
 
@@ -142,7 +143,7 @@ def messages_from(contents: list[Content], model: str) -> list[dict[str, Any]]:
     signatures return only to the model that issued them.
     """
     messages: list[dict[str, Any]] = []
-    for content in contents:
+    for content in with_call_ids(contents, "toolu_"):
         role = "assistant" if content.role == "model" else "user"
         parts = own_parts(content, PROVIDER, model)
         blocks = [b for b in (_block(p) for p in parts) if b is not None]

@@ -7,6 +7,25 @@ callbacks, and short-circuit the same way: the first non-None result wins
 and the callbacks after it (other plugins', then the agent's) do not run.
 Override only the hooks you need; the others cost nothing (the runner calls
 only hooks a plugin overrides).
+
+The lifecycle, in ADK's names and order: ``on_user_message_callback`` (may
+replace the message before it is stored), ``before_run_callback``, then per
+agent ``before_agent_callback`` / ``after_agent_callback`` around the
+model, tool and event hooks, and ``after_run_callback`` when the run ended
+without error. Three hooks only notify, are told to every plugin and
+ignore what they return: ``on_agent_error_callback`` (once for each agent
+an error passes through: the agent that failed, then each agent around it),
+``on_run_error_callback`` (the run failed) and ``on_run_cancelled_callback``
+(the run was stopped: its caller went away, its task was cancelled, or the
+process is shutting down; ADK has no such hook). A notifying hook that
+raises is logged with the plugin's name and does not keep the others from
+being told. ``close()`` runs when ``Runner.close()`` does.
+
+Two differences from ADK's ``BasePlugin``, so that a plugin's hooks and an
+agent's callbacks share one signature and chain: ``before_agent_callback``
+and ``after_agent_callback`` get no ``agent`` argument (it is
+``callback_context.agent_name``), and the tool hooks take ``args`` and
+``tool_response`` where ADK's take ``tool_args`` and ``result``.
 """
 
 from __future__ import annotations
@@ -14,16 +33,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..context import CallbackContext, InvocationContext, ToolContext
+    from ..context import AgentNode, CallbackContext, InvocationContext, ToolContext
     from ..events import Event
     from ..models.llm_request import LlmRequest
     from ..models.llm_response import LlmResponse
     from ..tools.base_tool import BaseTool
     from ..types import Content
 
-__all__ = ["HOOKS", "BasePlugin"]
+__all__ = ["HOOKS", "NOTIFY_HOOKS", "BasePlugin"]
 
 HOOKS = (
+    "on_user_message_callback",
     "before_run_callback",
     "after_run_callback",
     "on_event_callback",
@@ -35,7 +55,16 @@ HOOKS = (
     "before_tool_callback",
     "after_tool_callback",
     "on_tool_error_callback",
+    "on_agent_error_callback",
+    "on_run_error_callback",
+    "on_run_cancelled_callback",
 )
+"""The hooks a plugin may override, in the order the lifecycle reaches them."""
+
+NOTIFY_HOOKS = frozenset(
+    {"on_agent_error_callback", "on_run_error_callback", "on_run_cancelled_callback"}
+)
+"""Hooks that only notify: every plugin is told, and what they return is ignored."""
 
 
 class BasePlugin:
@@ -52,6 +81,15 @@ class BasePlugin:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+    async def on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: Content
+    ) -> Content | None:
+        """A new message, before it is stored; a returned Content is stored and run instead.
+
+        Not called for confirmation answers or resumes (they are no new message).
+        """
+        return None
 
     async def before_run_callback(self, *, invocation_context: InvocationContext) -> Content | None:
         """Before the agent runs (the user's message is stored); a Content answers instead."""
@@ -114,4 +152,24 @@ class BasePlugin:
         self, *, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, error: Exception
     ) -> dict[str, Any] | None:
         """When a tool raised; a dict becomes its response."""
+        return None
+
+    async def on_agent_error_callback(
+        self, *, agent: AgentNode, callback_context: CallbackContext, error: Exception
+    ) -> None:
+        """An agent (its run or its before/after-agent callbacks) raised; notify only."""
+        return None
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        """The run raised ``error`` (which still reaches the caller); notify only."""
+        return None
+
+    async def on_run_cancelled_callback(self, *, invocation_context: InvocationContext) -> None:
+        """The run was stopped before its end (caller gone, task cancelled, shutdown)."""
+        return None
+
+    async def close(self) -> None:
+        """Release what the plugin holds (connections, files); ``Runner.close()`` calls it."""
         return None

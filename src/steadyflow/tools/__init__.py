@@ -8,7 +8,7 @@ from .._confirmation import (
     confirmation_requests,
 )
 from ..context import ToolContext
-from ..errors import ToolArgumentsError
+from ..errors import ToolArgumentsError, ToolDefinitionError, ToolNotFoundError
 from .base_tool import BaseTool
 from .base_toolset import BaseToolset
 from .exit_loop import exit_loop
@@ -28,6 +28,8 @@ __all__ = [
     "FunctionTool",
     "LongRunningFunctionTool",
     "ToolArgumentsError",
+    "ToolDefinitionError",
+    "ToolNotFoundError",
     "ToolConfirmation",
     "ToolContext",
     "confirmation_answer",

@@ -4,6 +4,13 @@ The JSON schema is derived once, from type hints (through pydantic) and the
 Google-style docstring (summary and ``Args:`` descriptions). A parameter
 named ``tool_context`` receives the ``ToolContext`` and is hidden from the
 model.
+
+A signature the model cannot be told about is refused when the tool is
+built, with a ``ToolDefinitionError`` naming the tool and the parameter,
+rather than becoming a schema that silently says less than the function
+takes: ``*args``/``**kwargs``, a parameter without a type hint (annotate it
+``Any`` to accept any JSON value on purpose), a type pydantic cannot turn
+into JSON schema, and a docstring ``Args:`` entry naming no parameter.
 """
 
 from __future__ import annotations
@@ -13,11 +20,19 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PydanticUserError,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
 
 from .._json import is_array, is_object
 from ..context import ToolContext
-from ..errors import ConfigurationError, ToolArgumentsError
+from ..errors import ConfigurationError, ToolArgumentsError, ToolDefinitionError
 from ..types import FunctionDeclaration
 from .base_tool import BaseTool
 
@@ -122,24 +137,72 @@ class FunctionTool(BaseTool):
             signature = inspect.signature(func)
             hints = get_type_hints(func)
         except (TypeError, ValueError, NameError) as error:
-            raise ConfigurationError(
-                f"cannot derive a schema for tool {self.name!r}: {error}"
+            raise ToolDefinitionError(
+                self.name, None, f"cannot read its signature: {error}"
             ) from error
+        for documented in arg_docs:
+            if documented not in signature.parameters:
+                raise ToolDefinitionError(
+                    self.name,
+                    documented,
+                    "the docstring describes it but the function has no such parameter",
+                )
         fields: dict[str, Any] = {}
         wants_context = False
         for param in signature.parameters.values():
             if param.name == _CONTEXT_PARAM:
                 wants_context = True
                 continue
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                continue
-            annotation = hints.get(param.name, Any)
-            default = ... if param.default is param.empty else param.default
-            from pydantic import Field
-
-            fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
-        model = create_model(f"{self.name}_args", __config__=ConfigDict(extra="forbid"), **fields)
+            fields[param.name] = (
+                self._parameter_type(param, hints),
+                Field(
+                    ... if param.default is param.empty else param.default,
+                    description=arg_docs.get(param.name),
+                ),
+            )
+        try:
+            model = create_model(
+                f"{self.name}_args", __config__=ConfigDict(extra="forbid"), **fields
+            )
+            model.model_json_schema()
+        except PydanticUserError as error:
+            raise self._undescribable(fields, error) from error
         return model, wants_context
+
+    def _parameter_type(self, param: inspect.Parameter, hints: dict[str, Any]) -> Any:
+        """The type hint of ``param``, which the model fills with a JSON value."""
+        if param.kind is param.VAR_POSITIONAL or param.kind is param.VAR_KEYWORD:
+            star = "*" if param.kind is param.VAR_POSITIONAL else "**"
+            raise ToolDefinitionError(
+                self.name,
+                param.name,
+                f"{star}{param.name} cannot be described to the model; "
+                "name each argument the model may send",
+            )
+        if param.name not in hints:
+            raise ToolDefinitionError(
+                self.name,
+                param.name,
+                f"it has no type hint; annotate it ({param.name}: str), "
+                f"or {param.name}: Any to accept any JSON value",
+            )
+        return hints[param.name]
+
+    def _undescribable(
+        self, fields: dict[str, Any], error: PydanticUserError
+    ) -> ToolDefinitionError:
+        """The error naming the parameter whose type pydantic cannot describe."""
+        for name, (annotation, _) in fields.items():
+            try:
+                TypeAdapter(annotation).json_schema()
+            except PydanticUserError as cause:
+                return ToolDefinitionError(
+                    self.name,
+                    name,
+                    f"pydantic cannot describe its type {annotation!r} as JSON schema: "
+                    f"{cause.message.splitlines()[0]}",
+                )
+        return ToolDefinitionError(self.name, None, f"no JSON schema for its arguments: {error}")
 
     @property
     def require_confirmation(self) -> bool | ConfirmationPredicate:

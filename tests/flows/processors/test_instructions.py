@@ -1,6 +1,6 @@
 import pytest
 
-from steadyflow import LlmAgent, MissingStateKeyError
+from steadyflow import InMemoryRunner, LlmAgent, MissingStateKeyError
 from steadyflow.context import ReadonlyContext
 from steadyflow.flows.processors._instructions import fill_template
 from steadyflow.testing import ScriptedLlm, call, run_turn
@@ -79,3 +79,23 @@ async def test_missing_state_key_fails_the_turn_before_any_model_call():
     result = await run_turn(LlmAgent(name="a", model=model, instruction="Hi {who}"), "q")
     assert isinstance(result.error, MissingStateKeyError)
     assert model.calls == 0
+
+
+async def test_doubled_braces_around_a_name_render_the_bare_value_as_adk_does():
+    model = ScriptedLlm(["ok"])
+    agent = LlmAgent(
+        name="a", model=model, instruction="Customer is {{customer_int  } and {{tier}}."
+    )
+    runner = InMemoryRunner(agent)
+    session = await runner.create_session(user_id="u", state={"customer_int": 30, "tier": "gold"})
+    await run_turn(agent, "q", runner=runner, session_id=session.id, user_id="u")
+    assert "Customer is 30 and gold." in (model.requests[0].config.system_instruction or "")
+
+
+async def test_an_instruction_provider_reads_the_user_id():
+    def instruction(context: ReadonlyContext) -> str:
+        return f"You serve user {context.user_id}."
+
+    model = ScriptedLlm(["ok"])
+    await run_turn(LlmAgent(name="a", model=model, instruction=instruction), "q", user_id="u-42")
+    assert "You serve user u-42." in (model.requests[0].config.system_instruction or "")

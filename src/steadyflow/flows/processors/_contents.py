@@ -23,7 +23,8 @@ What an agent sees:
   request is one every provider accepts);
 - a call or response marked as a thought is still a call or response (the
   flag is cleared in the request; only text can be a thought);
-- never a confirmation pause or answer (between the runtime and a person).
+- never a confirmation pause or answer (between the runtime and a person);
+- no call id steadyflow made up (``_client_ids``), as ADK sends none of its own.
 
 With a ``HistoryPolicy`` on the agent (``LlmAgent(history=...)``), a
 ``HistoryView`` is kept beside the cached contents and the request gets only
@@ -45,6 +46,7 @@ from ...history.tokens import content_tokens
 from ...models.llm_request import LlmRequest
 from ...types import Content, Part
 from ._base import RequestProcessor
+from ._client_ids import stripped_content, without_client_ids
 from ._history import HistoryView, history_contents, warn_if_over
 from ._pairing import Unanswered, is_paired_after, makes_calls, needs_repair, repair
 
@@ -135,12 +137,13 @@ def event_to_content(event: Event, agent_name: str, branch: str | None) -> Conte
 class _Converted:
     """One (session, branch)'s converted contents, as far as ``count`` events."""
 
-    __slots__ = ("contents", "count", "history", "last_id", "unanswered", "unpaired")
+    __slots__ = ("contents", "count", "history", "last_id", "sent", "unanswered", "unpaired")
 
     def __init__(self, history: HistoryView | None) -> None:
         self.count = 0
         self.last_id = ""
         self.contents: list[Content] = []
+        self.sent: list[Content] = []  # ``contents`` as sent: client call ids stripped
         self.history = history
         self.unpaired = False  # some call or response breaks the invariant (``_pairing``)
         self.unanswered: dict[str, Unanswered] = {}  # why a call may have no response
@@ -178,7 +181,7 @@ class ContentsProcessor(RequestProcessor):
                 if event.long_running_tool_ids:
                     _note_unanswered(event, unanswered)
             turn = self._current_turn(events, agent.name, ctx.branch)
-            request.contents = self._paired(turn, unanswered)
+            request.contents = without_client_ids(self._paired(turn, unanswered))
             if policy is not None:
                 tokens = sum(content_tokens(c) for c in request.contents)
                 warn_if_over(ctx, policy, request, tokens)
@@ -188,7 +191,7 @@ class ContentsProcessor(RequestProcessor):
         assert history is not None  # without a policy, ``apply`` did the work
         model = agent.canonical_model
         window, tokens = await history_contents(ctx, history, cached.contents, model)
-        request.contents = self._paired(window, cached.unanswered)
+        request.contents = without_client_ids(self._paired(window, cached.unanswered))
         warn_if_over(ctx, history.policy, request, tokens)
         return request
 
@@ -201,11 +204,11 @@ class ContentsProcessor(RequestProcessor):
         cached = self._converted(ctx, agent.name, None)
         contents = cached.contents
         if self.pair_responses and not cached.complete():
-            request.contents = repair(contents, cached.unanswered)
+            request.contents = without_client_ids(repair(contents, cached.unanswered))
         elif request.contents:  # a processor before this one put some there: replaced
-            request.contents = list(contents)
+            request.contents = list(cached.sent)
         else:  # the request's own new list, filled: no pydantic setattr per step
-            request.contents.extend(contents)
+            request.contents.extend(cached.sent)
         return request
 
     def _converted(
@@ -237,6 +240,7 @@ class ContentsProcessor(RequestProcessor):
                 if not cached.unpaired and not is_paired_after(previous, content):
                     cached.unpaired = True
                 contents.append(content)
+                cached.sent.append(stripped_content(content))
             if history is not None:
                 mine = event.author == agent_name and _visible(event, branch)
                 history.observe(event, content, mine=mine)

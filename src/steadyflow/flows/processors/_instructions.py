@@ -4,7 +4,10 @@
 it), ``{key?}`` by the value or nothing; whitespace inside the braces is
 allowed (``{ key }``, ``{key? }``). Keys may carry the ``app:``, ``user:``
 or ``temp:`` prefix. Braces around anything that is not such a name are left
-as written, so JSON examples in instructions survive.
+as written, so JSON examples in instructions survive. As in ADK, a run of
+braces around a name is one placeholder and every brace of it is replaced:
+``{{key}}`` and ``{{key  }`` both render as the bare value (doubled braces
+are not an escape).
 
 An instruction may also be a function of a ``ReadonlyContext`` (sync or
 async) returning the text; it builds its own text, so nothing is filled in.
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["InstructionsProcessor", "fill_template", "render_instruction"]
 
-_PLACEHOLDER = re.compile(r"\{\s*((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)\s*(\?)?\s*\}")
+_PLACEHOLDER = re.compile(r"\{+\s*((?:app:|user:|temp:)?[A-Za-z_][A-Za-z0-9_]*)\s*(\?)?\s*\}+")
 
 
 def fill_template(template: str, state: Mapping[str, Any], agent_name: str) -> str:
