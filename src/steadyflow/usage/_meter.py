@@ -160,14 +160,23 @@ class UsageMeter:
         return await self.spend.reserve(estimate, model, call)
 
     def record(
-        self, provider: str, model: str, usage: UsageMetadata | None, hold: Any
+        self,
+        provider: str,
+        model: str,
+        usage: UsageMetadata | None,
+        hold: Any,
+        *,
+        estimated: bool = False,
     ) -> Decimal | None:
-        """Count one finished attempt's ``usage``; returns its cost (None: no price or no usage)."""
+        """Count one finished attempt's ``usage``; returns its cost (None: no price or no usage).
+
+        ``estimated``: ``usage`` is steadyflow's estimate (no valid report).
+        """
         cost = None
         if usage is not None:
             price = self.price(provider, model)
             cost = None if price is None else price.cost(usage)
-            self.totals.add(usage, cost)
+            self.totals.add(usage, cost, estimated=estimated)
             self.stored = self._stored_now()
         if self.spend is not None and hold is not None:
             self._background(self.spend.settle(hold, usage, cost))

@@ -24,6 +24,7 @@ _COUNTS = (
     "reasoning_tokens",
     "attempts",
     "unpriced_attempts",
+    "estimated_attempts",
 )
 
 
@@ -39,6 +40,8 @@ class UsageTotals:
         attempts: attempts that reported usage.
         unpriced_attempts: of those, the ones whose model had no known price
             (their cost is not in ``cost``).
+        estimated_attempts: attempts that reported no valid usage and were
+            counted at steadyflow's estimate instead (``steadyflow.usage``).
     """
 
     input_tokens: int = 0
@@ -49,20 +52,26 @@ class UsageTotals:
     cost: Decimal = Decimal(0)
     attempts: int = 0
     unpriced_attempts: int = 0
+    estimated_attempts: int = 0
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
 
-    def add(self, usage: UsageMetadata, cost: Decimal | None) -> None:
-        """Count one attempt's ``usage`` and its ``cost`` (None: no price known)."""
+    def add(self, usage: UsageMetadata, cost: Decimal | None, *, estimated: bool = False) -> None:
+        """Count one attempt's ``usage`` and its ``cost`` (None: no price known).
+
+        ``estimated``: the usage is steadyflow's estimate, not the provider's report.
+        """
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cached_input_tokens += usage.cached_input_tokens or 0
         self.cache_write_tokens += usage.cache_write_tokens or 0
         self.reasoning_tokens += usage.reasoning_tokens or 0
         self.attempts += 1
+        if estimated:
+            self.estimated_attempts += 1
         if cost is None:
             self.unpriced_attempts += 1
         else:
