@@ -210,27 +210,34 @@ def _check(limits: UsageLimits, used: UsageTotals, estimate: Estimate, call: str
     bound = limits.max_input_tokens
     if bound is not None and used.input_tokens + needed_in > bound:
         raise UsageLimitExceededError(
-            "max_input_tokens", bound, used.input_tokens, f"~{needed_in} input tokens", call
+            "max_input_tokens", bound, used.input_tokens, needed_in, call, detail="estimated"
         )
     bound = limits.max_output_tokens
     if bound is not None and (
         used.output_tokens + needed_out > bound or used.output_tokens >= bound
     ):
         raise UsageLimitExceededError(
-            "max_output_tokens", bound, used.output_tokens, f"{needed_out} output tokens", call
+            "max_output_tokens", bound, used.output_tokens, needed_out, call
         )
     bound = limits.max_total_tokens
     if bound is not None and used.total_tokens + estimate.total_tokens > bound:
         raise UsageLimitExceededError(
-            "max_total_tokens", bound, used.total_tokens, estimate.describe(), call
+            "max_total_tokens",
+            bound,
+            used.total_tokens,
+            estimate.total_tokens,
+            call,
+            detail=estimate.describe(),
         )
     cost_bound = limits.max_cost
     if cost_bound is not None and estimate.cost is not None:
         if used.cost + estimate.cost > cost_bound:
             raise UsageLimitExceededError(
                 "max_cost",
-                f"${cost_bound}",
-                f"${used.cost}",
-                f"${estimate.cost:.6f} for {estimate.describe()}",
+                cost_bound,
+                used.cost,
+                estimate.cost,
                 call,
+                unit="usd",
+                detail=f"for {estimate.total_tokens} tokens: {estimate.describe()}",
             )
