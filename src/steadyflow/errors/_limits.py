@@ -40,7 +40,8 @@ class UsageLimitExceededError(InvocationLimitError):
             prefixed with the spend limit's scope for a spend limit
             (``user:max_cost``).
         maximum: the limit's value, a number in ``unit``.
-        used: what was used already (in the window, for a spend limit), in ``unit``.
+        used: what was used already (in the window, for a spend limit), in ``unit``;
+            0 for ``max_request_input_tokens``, a bound on one request alone.
         needed: what the refused attempt could use (its estimate), in ``unit``.
         unit: ``"tokens"`` (ints) or ``"usd"`` (US dollars as ``Decimal``).
         window: a spend limit's window in seconds (None for ``UsageLimits``).

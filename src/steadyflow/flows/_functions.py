@@ -223,11 +223,18 @@ async def _dispatch(
     scope: ToolCallScope,
 ) -> _Answer:
     """``call`` of ``tool`` (None: no tool of its name): gate, callbacks, the tool itself."""
-    agent = batch.agent
+    agent, meter = batch.agent, batch.ctx.usage
     if tool is None:
         known = ", ".join(batch.tools) or "(none)"
         result: Any = {"error": f"unknown tool {call.name!r}; available tools: {known}"}
         scope.failed("UnknownTool")
+    elif (
+        meter.counts_tool_calls
+        and tool_context.tool_confirmation is None  # else counted when it was first asked
+        and (refusal := meter.admit_tool_call(call.name))
+    ):
+        result = {"error": refusal}  # a tool-call limit: nothing of the call runs
+        scope.failed("ToolCallLimit")
     else:
         # The call stays what the model asked for (it is the stored record):
         # callbacks and the tool share one private copy they may change.

@@ -8,7 +8,7 @@ invocation starts from what the crashed run had used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +25,7 @@ _COUNTS = (
     "attempts",
     "unpriced_attempts",
     "estimated_attempts",
+    "tool_calls",
 )
 
 
@@ -42,6 +43,8 @@ class UsageTotals:
             (their cost is not in ``cost``).
         estimated_attempts: attempts that reported no valid usage and were
             counted at steadyflow's estimate instead (``steadyflow.usage``).
+        tool_calls / tool_calls_by_name: tool calls run, in all and per tool
+            name (counted only while a tool-call limit applies).
     """
 
     input_tokens: int = 0
@@ -53,6 +56,8 @@ class UsageTotals:
     attempts: int = 0
     unpriced_attempts: int = 0
     estimated_attempts: int = 0
+    tool_calls: int = 0
+    tool_calls_by_name: dict[str, int] = field(default_factory=lambda: {})
 
     @property
     def total_tokens(self) -> int:
@@ -79,10 +84,12 @@ class UsageTotals:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready values (the cost as decimal text, exact); empty when nothing was used."""
-        if not self.attempts:
+        if not self.attempts and not self.tool_calls:
             return {}
         data: dict[str, Any] = {name: getattr(self, name) for name in _COUNTS}
         data["cost"] = str(self.cost)
+        if self.tool_calls_by_name:
+            data["tool_calls_by_name"] = dict(self.tool_calls_by_name)
         return data
 
     @classmethod
@@ -94,4 +101,6 @@ class UsageTotals:
         for name in _COUNTS:
             setattr(totals, name, int(data.get(name, 0)))
         totals.cost = Decimal(str(data.get("cost", "0")))
+        by_name: dict[str, Any] = data.get("tool_calls_by_name") or {}
+        totals.tool_calls_by_name = {str(name): int(count) for name, count in by_name.items()}
         return totals
