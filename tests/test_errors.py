@@ -1,5 +1,7 @@
 """The exception tree: where the tool and trace errors sit, and where users import them."""
 
+from decimal import Decimal
+
 import pytest
 
 from steadyflow import SessionError, SteadyflowError
@@ -36,5 +38,6 @@ def test_an_unreadable_stored_trace_is_a_server_error_not_a_conflict():
 def test_a_usage_or_spend_limit_is_a_429_like_the_call_budget():
     from steadyflow.errors import LlmCallsLimitExceededError, UsageLimitExceededError
 
-    refused = UsageLimitExceededError("user:max_cost", "$1", "$1", "$0.01", "attempt 1")
+    one, cent = Decimal(1), Decimal("0.01")
+    refused = UsageLimitExceededError("user:max_cost", one, one, cent, "attempt 1", unit="usd")
     assert status_for(refused) == status_for(LlmCallsLimitExceededError(5)) == 429

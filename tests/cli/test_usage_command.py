@@ -47,3 +47,37 @@ def test_spend_is_grouped_by_user_costliest_first(cli, db) -> None:
 def test_an_unknown_grouping_is_one_line_error(cli, db) -> None:
     result = invoke(cli, "usage", "--session-db", db, "--by", "team")
     assert_one_line_error(result, "--by must be one of app, user, session, model")
+
+
+async def priced_turns_without_a_limit(db: str) -> None:
+    model = ScriptedLlm([answer("a", 1000, 100), answer("b", 2000, 0)])
+    service = SqlSessionService(db)
+    runner = Runner(app_name="shop", agent=LlmAgent(name="a", model=model), session_service=service)
+    for _ in range(2):
+        session = await runner.create_session(user_id="alice")
+        async for _ in runner.run_async(
+            user_id="alice", session_id=session.id, new_message="hi", run_config=RUN_PRICED
+        ):
+            pass
+    await service.close()
+
+
+RUN_PRICED = RunConfig(prices=PRICES)
+
+
+def test_priced_turns_without_a_spend_limit_are_not_reported_as_no_spend(cli, db) -> None:
+    asyncio.run(priced_turns_without_a_limit(db))
+    result = invoke(cli, "usage", "--session-db", db, "--by", "user", "--hours", "24")
+    assert result.exit_code == 0, result.stderr
+    assert " ".join(result.stdout.split()) == (
+        "no spend recorded in the last 24 h. Only turns run under a spend limit "
+        "(RunConfig.spend_limits) are recorded; a turn's own usage and cost are in its "
+        "invocation record (steadyflow trace)"
+    )
+
+
+def test_the_table_says_what_it_counts(cli, db) -> None:
+    asyncio.run(spend(db))
+    table = invoke(cli, "usage", "--session-db", db, "--by", "user")
+    first = table.stdout.splitlines()[0]
+    assert first == "Only turns run under a spend limit (RunConfig.spend_limits) are recorded."

@@ -136,3 +136,16 @@ async def test_a_stream_cut_before_message_stop_carries_the_usage_it_reported(
         await llm.aclose()
     assert caught.value.usage is not None
     assert (caught.value.usage.input_tokens, caught.value.usage.output_tokens) == (10682, 510)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [{"input_tokens": -100000, "output_tokens": 9}, {"input_tokens": "lots", "output_tokens": 9}],
+    ids=["negative", "not a number"],
+)
+async def test_an_invalid_usage_report_is_no_usage(
+    hostile: HostileServer, usage: dict[str, object]
+) -> None:
+    hostile.script(json_reply(message([{"type": "text", "text": "Hi."}], usage)))
+    response = await final(hostile, stream=False)
+    assert response.text == "Hi." and response.usage_metadata is None

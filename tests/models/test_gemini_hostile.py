@@ -247,3 +247,11 @@ async def test_closing_a_stream_early_closes_its_connection_at_once(server: Host
     await asyncio.wait_for(server.closed_by_client.wait(), 5)
     await llm.aclose()
     assert server.closed_at[-1] - closed_from < 0.1
+
+
+@pytest.mark.parametrize("count", [-100000, 10**30], ids=["negative", "absurd"])
+async def test_an_invalid_usage_report_is_no_usage(server: HostileServer, count: int) -> None:
+    usage = {"promptTokenCount": count, "candidatesTokenCount": 5, "totalTokenCount": 5}
+    server.script(whole({**WHOLE, "usageMetadata": usage}))
+    (response,), error = await call(adapter(server), stream=False)
+    assert error is None and response.usage_metadata is None

@@ -150,7 +150,7 @@ async def test_answers_without_headers_climb_back_in_recovery_seconds() -> None:
 
 async def test_a_spent_quota_refuses_the_key_until_its_reset() -> None:
     clock = FakeClock()
-    pacer = ProviderPacer(clock=clock)
+    pacer = ProviderPacer(max_hold=86400.0, clock=clock)
     ticket = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
     await pacer.observe(ticket, PaceOutcome(quota_reset=7200.0))
     refused = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)

@@ -120,3 +120,26 @@ async def test_concurrent_workers_never_take_the_same_slot(made, redis_server: R
     waits = sorted(w for ws in await asyncio.gather(*(burst(p) for p in workers)) for w in ws)
     # 10 a second with a burst of 10: 40 calls get 40 distinct slots, 0.1 s apart after the burst.
     assert waits == pytest.approx([0.0] * 10 + [0.1 * n for n in range(1, 31)])
+
+
+async def test_redis_bounds_an_absurd_header_as_the_in_process_pacer_does(
+    made, redis_server: RedisServer
+) -> None:
+    tiny = {"x-ratelimit-limit-requests": "1e-300", "x-ratelimit-remaining-requests": "0"}
+
+    async def story(pacer: ProviderPacer | RedisProviderPacer, clock: FakeClock) -> list[object]:
+        first = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
+        await pacer.observe(first, PaceOutcome(answered=True, headers=tiny))
+        slowed = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
+        await pacer.observe(slowed, PaceOutcome(quota_reset=1e308))
+        held = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
+        clock.advance(120.0)
+        later = await pacer.admit(KEY, ONE, earliest=0.0, latest=math.inf)
+        return [round(slowed.wait, 6), held.admitted, held.quota_reset, later.admitted]
+
+    local_clock, shared_clock = FakeClock(100.0), FakeClock(100.0)
+    settings: dict[str, float] = {"headroom": 0.0, "max_hold": 120.0}
+    local = await story(ProviderPacer(**settings, clock=local_clock), local_clock)
+    shared = on_redis(made, redis_server.url(), f"t:{uuid.uuid4().hex}:", shared_clock, **settings)
+    # One request a minute at the floor; a hold of 1e308 s held for max_hold.
+    assert await story(shared, shared_clock) == local == [60.0, False, 120.0, True]

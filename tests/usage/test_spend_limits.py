@@ -35,7 +35,9 @@ async def test_a_daily_user_cap_spans_sessions_and_spares_other_users(service) -
     with pytest.raises(UsageLimitExceededError) as caught:
         await ask(runner, "alice", config)  # another session, the same user and day
     assert caught.value.limit == "user:max_total_tokens"
-    assert "500 tokens in 86400 s" in str(caught.value)
+    assert "500 tokens used in 86400 s" in str(caught.value)
+    error = caught.value
+    assert (error.maximum, error.used, error.unit, error.window) == (501, 500, "tokens", 86400)
     assert [e.text for e in await ask(runner, "bob", config)] == ["two"]
     assert len(model.requests) == 2
     entries = await runner.spend_store.entries("app", 0.0)
@@ -50,7 +52,11 @@ async def test_a_cost_cap_charges_the_actual_cost(service) -> None:
     await ask(runner, "alice", config)
     with pytest.raises(UsageLimitExceededError) as caught:
         await ask(runner, "bob", config)
-    assert caught.value.limit == "app:max_cost" and caught.value.used.startswith("$0.004000")
+    error = caught.value
+    assert error.limit == "app:max_cost" and error.unit == "usd" and error.window == 3600
+    assert (error.maximum, error.used) == (Decimal("0.004"), Decimal("0.004"))
+    assert isinstance(error.needed, Decimal) and error.needed > 0
+    assert "app:max_cost ($0.004) would be exceeded: $0.004 used in 3600 s" in str(error)
     (entry,) = await runner.spend_store.entries("app", 0.0)
     assert entry.cost == Decimal("0.004") and entry.model == "scripted-model"
 

@@ -36,7 +36,7 @@ async def test_an_attempt_whose_input_does_not_fit_is_never_sent() -> None:
     assert model.requests == []
     assert caught.value.limit == "max_input_tokens" and caught.value.used == 0
     message = str(caught.value)
-    assert "max_input_tokens (3) would be exceeded: 0 used" in message
+    assert "max_input_tokens (3 tokens) would be exceeded: 0 tokens used" in message
     assert "attempt 1 of the call to scripted:scripted-model (agent 'a', step 1)" in message
     (record,) = await records(runner, sid)
     assert record.llm_calls == 0  # refused attempts are not counted: nothing was sent
@@ -60,7 +60,7 @@ async def test_the_request_max_output_tokens_is_reserved_before_the_attempt() ->
     runner, sid = await start(agent)
     with pytest.raises(UsageLimitExceededError) as caught:
         await turn(runner, sid, limited(max_output_tokens=499))
-    assert model.requests == [] and caught.value.needed == "500 output tokens"
+    assert model.requests == [] and caught.value.needed == 500
     events = await turn(runner, sid, limited(max_output_tokens=500))
     assert [e.text for e in events] == ["fine"]
 
@@ -162,7 +162,10 @@ async def test_a_cost_limit_refuses_the_attempt_whose_estimate_costs_too_much() 
     with pytest.raises(UsageLimitExceededError) as caught:
         await turn(runner, sid, limited(max_cost=Decimal("0.003")))
     assert len(model.requests) == 1
-    assert caught.value.limit == "max_cost" and caught.value.used == "$0.003"
+    error = caught.value
+    assert error.limit == "max_cost" and error.unit == "usd" and error.window is None
+    assert (error.maximum, error.used) == (Decimal("0.003"), Decimal("0.003"))
+    assert str(error).startswith("max_cost ($0.003) would be exceeded: $0.003 used, and attempt")
 
 
 def test_the_estimate_counts_messages_instruction_and_tools() -> None:

@@ -25,7 +25,10 @@ def usage(
     hours: Annotated[float, typer.Option("--hours", help="How far back, in hours.")] = 24.0,
     as_json: AsJson = False,
 ) -> None:
-    """Print spend under spend limits by app, user, session or model over a window."""
+    """Print spend by app, user, session or model over a window.
+
+    Counts the turns run under a spend limit (RunConfig.spend_limits) only.
+    """
     from ._usage import print_usage
 
     asyncio.run(print_usage(session_db, redis, app_name, by, hours, as_json))

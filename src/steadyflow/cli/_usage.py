@@ -2,7 +2,11 @@
 
 It reads the spend stores (``steadyflow.usage.spend``): the session
 database's ``steadyflow_spend`` table (``--session-db``), or a Redis spend
-store (``--redis``). Only attempts made under a ``SpendLimit`` are there.
+store (``--redis``). Only attempts made under a ``SpendLimit`` are there
+(a store is written only to enforce a limit), so the output says so, above
+the table and in place of an empty one: a user who ran priced turns without
+a limit must not read "no spend". Every turn's own usage and cost are in
+its invocation record (``steadyflow trace``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from ._store import open_store
 __all__ = ["GROUPS", "print_usage", "spend_by"]
 
 GROUPS = ("app", "user", "session", "model")
+
+_COUNTED = "Only turns run under a spend limit (RunConfig.spend_limits) are recorded"
 
 
 def spend_by(entries: Sequence[SpendEntry], group: str) -> list[tuple[str, int, int, Decimal]]:
@@ -77,8 +83,12 @@ async def print_usage(
         console.print_json(json.dumps(data))
         return
     if not rows:
-        console.print(f"no spend in the last {hours:g} h")
+        console.print(
+            f"no spend recorded in the last {hours:g} h. {_COUNTED}; a turn's own usage "
+            "and cost are in its invocation record (steadyflow trace)"
+        )
         return
+    console.print(f"{_COUNTED}.")
     table = Table(box=None if is_plain(console) else box.SIMPLE_HEAD, pad_edge=False)
     table.add_column(group, no_wrap=True)
     for column in ("attempts", "tokens", "cost"):

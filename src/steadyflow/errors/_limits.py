@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from decimal import Decimal
+from typing import Literal
 
 from ._base import SteadyflowError, error_chain
 
@@ -38,17 +39,42 @@ class UsageLimitExceededError(InvocationLimitError):
         limit: the limit's name (``max_total_tokens``, ``max_cost``, ...),
             prefixed with the spend limit's scope for a spend limit
             (``user:max_cost``).
-        maximum: the limit's value.
-        used: what was used already (tokens, or US dollars as a ``Decimal``).
-        needed: what the refused attempt could use (its estimate).
+        maximum: the limit's value, a number in ``unit``.
+        used: what was used already (in the window, for a spend limit), in ``unit``;
+            0 for ``max_request_input_tokens``, a bound on one request alone.
+        needed: what the refused attempt could use (its estimate), in ``unit``.
+        unit: ``"tokens"`` (ints) or ``"usd"`` (US dollars as ``Decimal``).
+        window: a spend limit's window in seconds (None for ``UsageLimits``).
+        detail: how ``needed`` was reckoned, for people
+            (``"~1000 input estimated + 200 max output"``).
     """
 
-    def __init__(self, limit: str, maximum: Any, used: Any, needed: Any, call: str) -> None:
+    def __init__(
+        self,
+        limit: str,
+        maximum: int | Decimal,
+        used: int | Decimal,
+        needed: int | Decimal,
+        call: str,
+        *,
+        unit: Literal["tokens", "usd"] = "tokens",
+        window: float | None = None,
+        detail: str = "",
+    ) -> None:
         self.limit, self.maximum, self.used, self.needed = limit, maximum, used, needed
+        self.unit, self.window, self.detail = unit, window, detail
+        within = "" if window is None else f" in {window:g} s"
+        how = f" ({detail})" if detail else ""
         super().__init__(
-            f"{limit} ({maximum}) would be exceeded: {used} used, and {call} "
-            f"could use up to {needed} more; the call was not sent"
+            f"{limit} ({_amount(maximum, unit)}) would be exceeded: "
+            f"{_amount(used, unit)} used{within}, and {call} could use up to "
+            f"{_amount(needed, unit)}{how} more; the call was not sent"
         )
+
+
+def _amount(value: int | Decimal, unit: str) -> str:
+    """``"$0.01"`` or ``"500 tokens"``: a limit's number as people read it."""
+    return f"${value}" if unit == "usd" else f"{value} {unit}"
 
 
 class SpendStoreError(SteadyflowError):

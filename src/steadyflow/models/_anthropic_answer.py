@@ -14,8 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._json import is_object
 from ..types import Citation, Content, FunctionCall, Part, ProviderData, UsageMetadata
 from ._http import finish_fields
+from ._usage import read_counts
 from .llm_response import LlmResponse
 
 __all__ = ["Answer", "citation_from", "finish_reason", "response_from", "usage_from"]
@@ -66,28 +68,40 @@ def citation_from(raw: Mapping[str, Any]) -> Citation:
     return Citation(**fields, data=extra)
 
 
-def usage_from(usage: Mapping[str, Any] | None) -> UsageMetadata | None:
+def usage_from(usage: Mapping[str, Any] | None, provider: str) -> UsageMetadata | None:
     """Usage with cache reads and writes inside ``input_tokens`` (see ``UsageMetadata``).
 
     Anthropic's ``input_tokens`` excludes the cache: the input is the sum of
     ``input_tokens``, ``cache_read_input_tokens`` and
     ``cache_creation_input_tokens``. ``output_tokens_details.thinking_tokens``
-    is the reasoning count.
+    is the reasoning count. Invalid counts make it None (``_usage``; the
+    warning names ``provider``).
     """
     if not usage:
         return None
-    cached = usage.get("cache_read_input_tokens")
-    written = usage.get("cache_creation_input_tokens")
-    inputs = (usage.get("input_tokens") or 0) + (cached or 0) + (written or 0)
-    outputs = usage.get("output_tokens") or 0
-    details: Mapping[str, Any] = usage.get("output_tokens_details") or {}
+    details: Any = usage.get("output_tokens_details")
+    counts = read_counts(
+        provider,
+        {
+            "input_tokens": usage.get("input_tokens"),
+            "output_tokens": usage.get("output_tokens"),
+            "cache_read_input_tokens": usage.get("cache_read_input_tokens"),
+            "cache_creation_input_tokens": usage.get("cache_creation_input_tokens"),
+            "thinking_tokens": details.get("thinking_tokens") if is_object(details) else None,
+        },
+    )
+    if counts is None:
+        return None
+    cached, written = counts["cache_read_input_tokens"], counts["cache_creation_input_tokens"]
+    inputs = (counts["input_tokens"] or 0) + (cached or 0) + (written or 0)
+    outputs = counts["output_tokens"] or 0
     return UsageMetadata(
         input_tokens=inputs,
         output_tokens=outputs,
         total_tokens=inputs + outputs,
         cached_input_tokens=cached,
         cache_write_tokens=written,
-        reasoning_tokens=details.get("thinking_tokens"),
+        reasoning_tokens=counts["thinking_tokens"],
     )
 
 
@@ -151,7 +165,7 @@ def response_from(answer: Answer, provider: str, model: str) -> LlmResponse:
         fields["error_message"] = f"arguments of {', '.join(malformed)} are not a JSON object"
     return LlmResponse(
         content=Content(role="model", parts=parts) if parts else None,
-        usage_metadata=usage_from(answer.usage),
+        usage_metadata=usage_from(answer.usage, provider),
         model_version=answer.model_version,
         response_id=answer.response_id,
         service_tier=answer.usage.get("service_tier"),

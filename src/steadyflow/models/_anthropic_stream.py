@@ -25,7 +25,7 @@ __all__ = ["assemble"]
 
 
 def _merge_usage(usage: dict[str, Any], update: Any) -> None:
-    for key, value in update.model_dump().items():
+    for key, value in update.model_dump(warnings=False).items():  # checked by ``usage_from``
         if value is not None:
             usage[key] = value
 
@@ -84,7 +84,7 @@ async def assemble(
         raise ModelConnectionError(
             f"{where}: the stream ended before message_stop (a cut answer)",
             provider="anthropic",
-            usage=usage_from(answer.usage),
+            usage=usage_from(answer.usage, "anthropic"),
         )
     for index, pieces in json_parts.items():
         if not pieces:

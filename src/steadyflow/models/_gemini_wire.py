@@ -19,6 +19,7 @@ from google.genai import types as gt
 from .._json import is_array, is_object
 from ..types import Content, FunctionCall, Part, ProviderData, ThinkingConfig, UsageMetadata
 from ._provider_data import own_parts
+from ._usage import read_counts
 from .llm_request import LlmRequest
 
 __all__ = [
@@ -173,18 +174,30 @@ def usage_from(usage: gt.GenerateContentResponseUsageMetadata | None) -> UsageMe
     ``toolUsePromptTokenCount``; ``candidatesTokenCount`` excludes
     ``thoughtsTokenCount``. The total is recomputed as input + output, which
     equals Gemini's ``totalTokenCount`` when it reports every category.
+    Invalid counts make it None (``_usage``).
     """
     if usage is None:
         return None
-    tool_use = usage.tool_use_prompt_token_count
-    thoughts = usage.thoughts_token_count
-    inputs = (usage.prompt_token_count or 0) + (tool_use or 0)
-    outputs = (usage.candidates_token_count or 0) + (thoughts or 0)
+    counts = read_counts(
+        PROVIDER,
+        {
+            "promptTokenCount": usage.prompt_token_count,
+            "candidatesTokenCount": usage.candidates_token_count,
+            "cachedContentTokenCount": usage.cached_content_token_count,
+            "thoughtsTokenCount": usage.thoughts_token_count,
+            "toolUsePromptTokenCount": usage.tool_use_prompt_token_count,
+        },
+    )
+    if counts is None:
+        return None
+    tool_use, thoughts = counts["toolUsePromptTokenCount"], counts["thoughtsTokenCount"]
+    inputs = (counts["promptTokenCount"] or 0) + (tool_use or 0)
+    outputs = (counts["candidatesTokenCount"] or 0) + (thoughts or 0)
     return UsageMetadata(
         input_tokens=inputs,
         output_tokens=outputs,
         total_tokens=inputs + outputs,
-        cached_input_tokens=usage.cached_content_token_count,
+        cached_input_tokens=counts["cachedContentTokenCount"],
         reasoning_tokens=thoughts,
         tool_use_prompt_tokens=tool_use,
     )

@@ -26,7 +26,8 @@ __all__ = ["aggregate"]
 class _Answer:
     """What the chunks said so far."""
 
-    def __init__(self) -> None:
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
         self.text: list[str] = []
         self.refusal: list[str] = []
         self.calls: dict[int, list[Any]] = {}
@@ -44,7 +45,7 @@ class _Answer:
         if raw_usage is None:
             raw_usage = _groq_usage(chunk)
         if raw_usage is not None:
-            self.usage = usage_from(raw_usage)
+            self.usage = usage_from(raw_usage, self.provider)
 
     def read_delta(self, delta: Any) -> None:
         self.refusal.append(getattr(delta, "refusal", None) or "")
@@ -83,7 +84,7 @@ async def aggregate(
     Raises:
         ModelConnectionError: the stream ended before its finish reason.
     """
-    answer = _Answer()
+    answer = _Answer(provider)
     async for chunk in chunks:
         answer.read_envelope(chunk)
         choices: list[Any] = chunk.choices or []

@@ -25,6 +25,7 @@ from ._call_ids import with_call_ids
 from ._http import finish_fields, parse_arguments
 from ._provider_data import own_parts
 from ._responses_wire import reasoning_effort
+from ._usage import read_counts
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
@@ -182,24 +183,38 @@ def _field(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def usage_from(usage: Any) -> UsageMetadata | None:
-    """``UsageMetadata`` from a ``CompletionUsage`` or its dict (None when absent).
+def usage_from(usage: Any, provider: str = PROVIDER) -> UsageMetadata | None:
+    """``UsageMetadata`` from a ``CompletionUsage`` or its dict (None when absent or invalid).
 
     ``prompt_tokens`` includes cached and cache-write tokens, and
-    ``completion_tokens`` includes reasoning tokens, as ``UsageMetadata`` counts them.
+    ``completion_tokens`` includes reasoning tokens, as ``UsageMetadata``
+    counts them. Counts are checked by ``_usage.read_counts`` (``provider``
+    names the provider in its warning).
     """
     if usage is None:
         return None
     prompt = _field(usage, "prompt_tokens_details")
     completion = _field(usage, "completion_tokens_details")
-    inputs, outputs = _field(usage, "prompt_tokens") or 0, _field(usage, "completion_tokens") or 0
+    counts = read_counts(
+        provider,
+        {
+            "prompt_tokens": _field(usage, "prompt_tokens"),
+            "completion_tokens": _field(usage, "completion_tokens"),
+            "cached_tokens": _field(prompt, "cached_tokens"),
+            "cache_write_tokens": _field(prompt, "cache_write_tokens"),
+            "reasoning_tokens": _field(completion, "reasoning_tokens"),
+        },
+    )
+    if counts is None:
+        return None
+    inputs, outputs = counts["prompt_tokens"] or 0, counts["completion_tokens"] or 0
     return UsageMetadata(
         input_tokens=inputs,
         output_tokens=outputs,
-        total_tokens=_field(usage, "total_tokens") or inputs + outputs,
-        cached_input_tokens=_field(prompt, "cached_tokens"),
-        cache_write_tokens=_field(prompt, "cache_write_tokens"),
-        reasoning_tokens=_field(completion, "reasoning_tokens"),
+        total_tokens=inputs + outputs,
+        cached_input_tokens=counts["cached_tokens"],
+        cache_write_tokens=counts["cache_write_tokens"],
+        reasoning_tokens=counts["reasoning_tokens"],
     )
 
 
@@ -246,13 +261,13 @@ def assemble(
     )
 
 
-def response_from_message(completion: Any) -> LlmResponse:
-    """The complete response of a non-streamed ``ChatCompletion``."""
+def response_from_message(completion: Any, provider: str = PROVIDER) -> LlmResponse:
+    """The complete response of a non-streamed ``ChatCompletion`` (``provider`` serves it)."""
     if not completion.choices:
         return LlmResponse(
             error_code="NO_CHOICES",
             error_message="the provider returned no choices",
-            usage_metadata=usage_from(completion.usage),
+            usage_metadata=usage_from(completion.usage, provider),
             response_id=completion.id,
         )
     choice = completion.choices[0]
@@ -267,7 +282,7 @@ def response_from_message(completion: Any) -> LlmResponse:
         message.content or "",
         calls,
         choice.finish_reason,
-        usage_from(completion.usage),
+        usage_from(completion.usage, provider),
         completion.model,
         getattr(message, "refusal", None),
         response_id=completion.id,

@@ -19,6 +19,7 @@ away, is a quota: waiting a few seconds will not help.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -93,13 +94,14 @@ def _rfc3339_in(text: str, now: float) -> float | None:
 
 
 def _number(text: str | None) -> float | None:
+    """A finite count >= 0 (``inf`` and ``nan`` are not counts: None)."""
     if text is None:
         return None
     try:
         value = float(text)
     except ValueError:
         return None
-    return value if value >= 0 else None
+    return value if math.isfinite(value) and value >= 0 else None
 
 
 def read_rate_limits(headers: Mapping[str, str], now: float | None = None) -> dict[str, Limit]:

@@ -28,6 +28,7 @@ from ..types import (
 from ._call_ids import with_call_ids
 from ._http import finish_fields, parse_arguments
 from ._provider_data import own_parts
+from ._usage import read_counts
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
 
@@ -210,18 +211,31 @@ def build_params(
 
 
 def usage_from(usage: Any) -> UsageMetadata | None:
-    """``UsageMetadata`` from a ``ResponseUsage`` (None when absent)."""
+    """``UsageMetadata`` from a ``ResponseUsage`` (None when absent or invalid: ``_usage``)."""
     if usage is None:
         return None
     inputs = getattr(usage, "input_tokens_details", None)
     outputs = getattr(usage, "output_tokens_details", None)
+    counts = read_counts(
+        PROVIDER,
+        {
+            "input_tokens": getattr(usage, "input_tokens", None),
+            "output_tokens": getattr(usage, "output_tokens", None),
+            "cached_tokens": getattr(inputs, "cached_tokens", None),
+            "cache_write_tokens": getattr(inputs, "cache_write_tokens", None),
+            "reasoning_tokens": getattr(outputs, "reasoning_tokens", None),
+        },
+    )
+    if counts is None:
+        return None
+    input_tokens, output_tokens = counts["input_tokens"] or 0, counts["output_tokens"] or 0
     return UsageMetadata(
-        input_tokens=usage.input_tokens or 0,
-        output_tokens=usage.output_tokens or 0,
-        total_tokens=usage.total_tokens or 0,
-        cached_input_tokens=getattr(inputs, "cached_tokens", None),
-        cache_write_tokens=getattr(inputs, "cache_write_tokens", None),
-        reasoning_tokens=getattr(outputs, "reasoning_tokens", None),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=input_tokens + output_tokens,
+        cached_input_tokens=counts["cached_tokens"],
+        cache_write_tokens=counts["cache_write_tokens"],
+        reasoning_tokens=counts["reasoning_tokens"],
     )
 
 

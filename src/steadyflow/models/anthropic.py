@@ -136,7 +136,8 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
             self._raise_payload(message.model_dump(exclude_none=True), {}, "a message")
         return Answer(
             blocks=[block.model_dump() for block in message.content],
-            usage=message.usage.model_dump(),
+            # The SDK does not validate: a count may be anything, checked by ``usage_from``.
+            usage=message.usage.model_dump(warnings=False),
             stop_reason=message.stop_reason,
             response_id=message.id,
             model_version=message.model,

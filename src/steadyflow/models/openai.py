@@ -135,7 +135,7 @@ class OpenAI(StainlessLlm[sdk.AsyncOpenAI]):
                 )
                 completion = await self._whole_body(whole)
                 self._check_completion(completion)
-                yield response_from_message(completion)
+                yield response_from_message(completion, self.provider)
                 return
             chunks = await client.chat.completions.create(
                 **params, stream=True, stream_options={"include_usage": True}

@@ -19,6 +19,17 @@ at once with ``PacingTimeoutError``: no provider request, no attempt counted.
 A spent quota (``QuotaExhaustedError``) marks the key exhausted until its
 reset: later calls fail fast without a request. The arithmetic is in
 ``_pace_state.py``; ``RedisProviderPacer`` shares the same state across a fleet.
+
+What a provider says is bounded before either pacer learns from it, in one
+place (``PacerSettings.learned`` and ``PacerSettings.hold``), whatever the
+header it came in (``x-ratelimit-*``, ``anthropic-ratelimit-*``,
+``retry-after``, ``retry-after-ms``, an error body's quota reset): a learned
+limit is at least ``MIN_LEARNED_PER_MINUTE`` (one request, a thousand
+tokens a minute: below every real tier), and every hold (a quota's reset, a
+limit's reset) is at most ``max_hold`` (an hour by default). So one absurd
+header (``x-ratelimit-limit-requests: 1e-300``, ``retry-after: 1e308``, a
+reset in year 9999) slows a key to a request a minute or holds it for an
+hour, never for years: the next answer teaches the pacer the truth.
 """
 
 from __future__ import annotations
@@ -29,13 +40,21 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Self
 
-from ..models._rate_limits import read_rate_limits
+from ..models._rate_limits import Limit, read_rate_limits
 from . import _validate
 from ._clock import Clock, current_clock
 from ._pace_state import KeyState
 from ._protocols import PaceOutcome, PacePass
 
-__all__ = ["PacerSettings", "ProviderPacer"]
+__all__ = ["MIN_LEARNED_PER_MINUTE", "PacerSettings", "ProviderPacer"]
+
+MIN_LEARNED_PER_MINUTE = {
+    "requests": 1.0,
+    "tokens": 1000.0,
+    "input_tokens": 1000.0,
+    "output_tokens": 1000.0,
+}
+"""The lowest limit a pacer learns from headers, per dimension (a lower one is raised to it)."""
 
 
 class PacerSettings:
@@ -45,6 +64,7 @@ class PacerSettings:
         "decrease",
         "headroom",
         "learn_from_headers",
+        "max_hold",
         "max_wait",
         "quota_hold",
         "recovery",
@@ -64,6 +84,7 @@ class PacerSettings:
         decrease: float,
         recovery: float | timedelta,
         quota_hold: float | timedelta,
+        max_hold: float | timedelta = 3600.0,
     ) -> None:
         def limit(name: str, value: float | None) -> float | None:
             if value is None:
@@ -86,6 +107,30 @@ class PacerSettings:
             raise ValueError(f"{owner}: decrease must be < 1, got {decrease!r}")
         self.recovery = _validate.seconds(owner, "recovery", recovery, positive=True)
         self.quota_hold = _validate.seconds(owner, "quota_hold", quota_hold, positive=True)
+        self.max_hold = _validate.seconds(owner, "max_hold", max_hold, positive=True)
+
+    def learned(self, headers: Mapping[str, str]) -> dict[str, Limit]:
+        """The limits ``headers`` report, bounded (module docstring); {} when not learning."""
+        if not self.learn_from_headers:
+            return {}
+        return {
+            dimension: Limit(
+                max(limit.limit, MIN_LEARNED_PER_MINUTE[dimension]),
+                limit.remaining,
+                None if limit.reset is None else min(limit.reset, self.max_hold),
+            )
+            for dimension, limit in read_rate_limits(headers).items()
+        }
+
+    def hold(self, quota_reset: float | None) -> float | None:
+        """Seconds a spent quota holds the key: its reset, or ``quota_hold`` when unknown.
+
+        At most ``max_hold``; None when no quota was spent.
+        """
+        if quota_reset is None:
+            return None
+        known = math.isfinite(quota_reset) and quota_reset >= 0
+        return min(quota_reset if known else self.quota_hold, self.max_hold)
 
     def new_state(self, now: float) -> KeyState:
         """A key's state, with the limits configured up front."""
@@ -127,6 +172,10 @@ class ProviderPacer:
             fewer calls served).
         quota_hold: how long a key stays exhausted after a quota error that
             named no reset (OpenAI's ``insufficient_quota``).
+        max_hold: the longest a key stays exhausted, whatever reset the
+            provider named (a daily quota is then probed again once an hour:
+            one refused request an hour, against a key locked by one absurd
+            header); also the cap on a limit's reset.
         clock: where time is read; default ``current_clock()``.
     """
 
@@ -141,6 +190,7 @@ class ProviderPacer:
         decrease: float = 0.7,
         recovery: float | timedelta = 30.0,
         quota_hold: float | timedelta = 900.0,
+        max_hold: float | timedelta = 3600.0,
         clock: Clock | None = None,
     ) -> None:
         self.settings = PacerSettings(
@@ -153,6 +203,7 @@ class ProviderPacer:
             decrease=decrease,
             recovery=recovery,
             quota_hold=quota_hold,
+            max_hold=max_hold,
         )
         self._clock = clock
         self._keys: dict[str, KeyState] = {}
@@ -206,12 +257,12 @@ class ProviderPacer:
         if not ticket.admitted:
             return
         settings, now = self.settings, self.now()
-        limits = read_rate_limits(outcome.headers) if settings.learn_from_headers else {}
+        limits = settings.learned(outcome.headers)
+        hold = settings.hold(outcome.quota_reset)
         with self._lock:
             state = self._state(ticket.key, now)
-            if outcome.quota_reset is not None:
-                hold = outcome.quota_reset
-                state.exhausted_until = now + (settings.quota_hold if math.isinf(hold) else hold)
+            if hold is not None:
+                state.exhausted_until = now + hold
             if limits:
                 state.sync(limits, ticket.marks, now, settings.headroom)
             if outcome.throttled:

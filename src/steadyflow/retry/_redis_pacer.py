@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..models._rate_limits import DIMENSIONS, read_rate_limits
+from ..models._rate_limits import DIMENSIONS
 from ._clock import Clock
 from ._pacer import ProviderPacer
 from ._protocols import PaceOutcome, PacePass
@@ -121,10 +121,8 @@ class RedisProviderPacer(RedisShared):
         if not ticket.admitted or len(ticket.marks) != 2 + len(DIMENSIONS):
             return
         s, store = self.settings, self._store
-        limits = read_rate_limits(outcome.headers) if s.learn_from_headers else {}
-        hold = outcome.quota_reset
-        if hold is not None and math.isinf(hold):
-            hold = s.quota_hold
+        limits = s.learned(outcome.headers)
+        hold = s.hold(outcome.quota_reset)
         per_dimension: list[str] = []
         for dimension in DIMENSIONS:
             limit = limits.get(dimension)

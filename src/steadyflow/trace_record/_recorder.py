@@ -315,9 +315,7 @@ class ModelCallRecorder(MeteredCall):
 
     def response_received(self, response: LlmResponse) -> None:
         """A response reached the flow; the complete one ends the attempt."""
-        usage = response.usage_metadata
-        if usage is not None:  # what ``MeteredCall.response_received`` keeps, without its frame
-            self._usage = usage
+        MeteredCall.response_received(self, response)
         if response.partial:
             return
         now = self._recorder.now()
@@ -327,6 +325,7 @@ class ModelCallRecorder(MeteredCall):
         step = self.step
         step.finish_reason = response.finish_reason
         input_tokens = output_tokens = None
+        usage = self._usage  # checked: an invalid report is None (then estimated at the end)
         if usage is not None:
             input_tokens, output_tokens = usage.input_tokens, usage.output_tokens
             step.input_tokens = (step.input_tokens or 0) + input_tokens

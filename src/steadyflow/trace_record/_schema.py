@@ -66,6 +66,8 @@ class AttemptTrace:
         input_tokens / output_tokens: the usage the attempt reported (a
             failed attempt's too, when the provider reported some).
         cost: its price in US dollars, when the model's price is known.
+        usage_estimated: True when the provider reported no valid usage and
+            the tokens are steadyflow's estimate, charged instead (None otherwise).
     """
 
     number: int
@@ -82,6 +84,7 @@ class AttemptTrace:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: Decimal | None = None
+    usage_estimated: bool | None = None
 
     def __init__(
         self,
@@ -100,6 +103,7 @@ class AttemptTrace:
         input_tokens: int | None = None,
         output_tokens: int | None = None,
         cost: Decimal | None = None,
+        usage_estimated: bool | None = None,
     ) -> None:
         # Written out (not generated): records are made on every model call.
         self.number, self.start, self.end, self.paced = number, start, end, paced
@@ -107,6 +111,7 @@ class AttemptTrace:
         self.status, self.error_type, self.status_code = status, error_type, status_code
         self.retry_after, self.outcome = retry_after, outcome
         self.input_tokens, self.output_tokens, self.cost = input_tokens, output_tokens, cost
+        self.usage_estimated = usage_estimated
 
 
 @dataclass(slots=True, init=False)

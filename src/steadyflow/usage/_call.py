@@ -6,10 +6,20 @@ loop's ``before_attempt``. One object, not a wrapper around the recorder:
 each hook is one call, not one per layer. Before each
 attempt it asks the meter to admit the attempt's estimate, then counts the
 attempt against ``max_llm_calls`` (a refused attempt is not counted: it was
-never sent). As the attempt runs it keeps the last usage a response carried;
-when the attempt ends (answered, failed, or cut by cancellation) that usage,
-or the usage a failed call's ``ModelError.usage`` reported, is priced,
-counted, charged to the spend stores and written to the attempt's trace.
+never sent). As the attempt runs it keeps the last usage a response carried
+(checked: an invalid report counts as none, ``models._usage``) and what the
+model wrote; when the attempt ends (answered, failed, or cut by
+cancellation) that usage, or the usage a failed call's ``ModelError.usage``
+reported, is priced, counted, charged to the spend stores and written to
+the attempt's trace.
+
+An attempt that received an answer but no valid usage is charged an
+estimate instead of nothing: the request's input estimate (``_estimate``)
+plus the output it received, counted as the history module counts a
+message (``history.tokens``). The trace marks that attempt
+(``usage_estimated``) and the record counts it (``estimated_attempts``). An
+attempt that failed before any answer and reported no usage is charged
+nothing: providers do not bill a refused request.
 """
 
 from __future__ import annotations
@@ -20,11 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import telemetry
 from ..errors import error_chain
+from ..history.tokens import content_tokens
+from ..models._usage import checked
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ..retry._observer import CallSpans
 from ..telemetry import _metrics
-from ..types import UsageMetadata
+from ..types import Content, UsageMetadata
 from ._estimate import Estimate, estimate_request
 from ._meter import UsageMeter
 
@@ -73,6 +85,7 @@ class MeteredCall(CallSpans):
         "_hold",
         "_meter",
         "_metered_attempt",
+        "_received",
         "_request",
         "_step",
         "_usage",
@@ -97,6 +110,9 @@ class MeteredCall(CallSpans):
         self._metered_attempt = 0  # of the model the call is on (``call_ended`` resets it)
         self._estimate: Estimate | None = None
         self._usage: UsageMetadata | None = None
+        # What the model wrote in this attempt (None: no answer yet); a complete
+        # response holds all of it, so it replaces the partial pieces before it.
+        self._received: list[Content] | None = None
         self._hold: Any = None
         self._call_cost: Decimal | None = None
 
@@ -117,31 +133,52 @@ class MeteredCall(CallSpans):
         self._count_attempt()
 
     def response_received(self, response: LlmResponse) -> None:
-        """Keep the latest usage the attempt reported."""
+        """Keep the latest valid usage the attempt reported, and what the model wrote."""
         if response.usage_metadata is not None:
-            self._usage = response.usage_metadata
+            self._usage = checked(self.provider, response.usage_metadata)
+        content = response.content
+        if self._received is None or not response.partial:
+            self._received = []
+        if content is not None:
+            self._received.append(content)
 
     def attempt_ended(self, error: Exception | None) -> None:
         """Count, price and charge what the attempt used; write it to its trace."""
-        usage = self._usage
+        usage, estimated = self._usage, False
         if usage is None and error is not None:
-            usage = usage_of_error(error)
+            usage = checked(self.provider, usage_of_error(error))
+        if usage is None and self._received is not None:
+            usage, estimated = self._estimated_usage(self._received), True
         hold = self._hold
         if usage is not None or hold is not None:  # else there is nothing to count
-            self._hold = self._usage = None  # so the next attempt starts with no usage seen
-            cost = self._meter.record(self.provider, self.model, usage, hold)
+            self._hold = self._usage = self._received = None  # the next attempt starts afresh
+            cost = self._meter.record(self.provider, self.model, usage, hold, estimated=estimated)
             if usage is not None:
-                self._trace(usage, cost, failed=error is not None)
+                self._trace(usage, cost, failed=error is not None, estimated=estimated)
         if self._attempt_span is not None:  # else ``CallSpans`` has nothing to end
             CallSpans.attempt_ended(self, error)
 
-    def _trace(self, usage: UsageMetadata, cost: Decimal | None, *, failed: bool) -> None:
+    def _estimated_usage(self, received: list[Content]) -> UsageMetadata:
+        """What an attempt that reported no usage is charged (see the module docstring)."""
+        if self._estimate is None:
+            self._estimate = estimate_request(self._request)
+        inputs = self._estimate.input_tokens
+        outputs = sum(content_tokens(content) for content in received)
+        return UsageMetadata(
+            input_tokens=inputs, output_tokens=outputs, total_tokens=inputs + outputs
+        )
+
+    def _trace(
+        self, usage: UsageMetadata, cost: Decimal | None, *, failed: bool, estimated: bool
+    ) -> None:
         step = self._step
         if step is not None and step.attempts:
             attempt = step.attempts[-1]
             attempt.input_tokens, attempt.output_tokens = usage.input_tokens, usage.output_tokens
             attempt.cost = cost
-            if failed:  # the complete response's usage is the step's; a failed one's adds
+            attempt.usage_estimated = True if estimated else None
+            # A complete response's reported usage is already the step's; others add.
+            if failed or estimated:
                 step.input_tokens = (step.input_tokens or 0) + usage.input_tokens
                 step.output_tokens = (step.output_tokens or 0) + usage.output_tokens
         if cost is not None:

@@ -43,11 +43,8 @@ class Estimate:
         )
 
     def describe(self) -> str:
-        """``"1200 tokens (~1000 input estimated + 200 max output)"``."""
-        return (
-            f"{self.total_tokens} tokens (~{self.input_tokens} input estimated + "
-            f"{self.output_tokens} max output)"
-        )
+        """How the total is made: ``"~1000 input estimated + 200 max output"``."""
+        return f"~{self.input_tokens} input estimated + {self.output_tokens} max output"
 
 
 def estimate_request(request: LlmRequest) -> Estimate:

@@ -15,6 +15,7 @@ store's error is raised, never lost).
 
 The rules, per bound (``used`` is the invocation's usage so far):
 
+- ``max_request_input_tokens``: ``estimated input <= limit`` (this request alone);
 - ``max_input_tokens``: ``used + estimated input <= limit``;
 - ``max_output_tokens``: ``used + max_output_tokens <= limit`` and ``used < limit``;
 - ``max_total_tokens``: ``used + estimated input + max_output_tokens <= limit``;
@@ -35,6 +36,7 @@ from typing import Any, Protocol
 from ..errors import UnknownPriceError, UsageLimitExceededError
 from ..types import UsageMetadata
 from ._estimate import Estimate
+from ._tool_calls import admit_tool_call
 from ._totals import UsageTotals
 from .limits import UsageLimits
 from .prices import Price, Prices, find_price
@@ -74,6 +76,8 @@ class UsageMeter:
             attempt was counted or the totals replaced (the record keeper
             reads it on every write: no call each time). Read-only: the dict
             is handed out again.
+        counts_tool_calls: a tool-call limit applies: the flow asks
+            ``admit_tool_call`` before each tool call.
     """
 
     def __init__(
@@ -92,6 +96,9 @@ class UsageMeter:
         self._pending: set[asyncio.Task[None]] | None = None
         nothing = self.limits is None and totals is None
         self.stored: dict[str, Any] = {} if nothing else self._stored_now()
+        self.counts_tool_calls = self.limits is not None and (
+            self.limits.max_tool_calls is not None or self.limits.max_calls_per_tool is not None
+        )
 
     @property
     def checks_attempts(self) -> bool:
@@ -160,18 +167,36 @@ class UsageMeter:
         return await self.spend.reserve(estimate, model, call)
 
     def record(
-        self, provider: str, model: str, usage: UsageMetadata | None, hold: Any
+        self,
+        provider: str,
+        model: str,
+        usage: UsageMetadata | None,
+        hold: Any,
+        *,
+        estimated: bool = False,
     ) -> Decimal | None:
-        """Count one finished attempt's ``usage``; returns its cost (None: no price or no usage)."""
+        """Count one finished attempt's ``usage``; returns its cost (None: no price or no usage).
+
+        ``estimated``: ``usage`` is steadyflow's estimate (no valid report).
+        """
         cost = None
         if usage is not None:
             price = self.price(provider, model)
             cost = None if price is None else price.cost(usage)
-            self.totals.add(usage, cost)
+            self.totals.add(usage, cost, estimated=estimated)
             self.stored = self._stored_now()
         if self.spend is not None and hold is not None:
             self._background(self.spend.settle(hold, usage, cost))
         return cost
+
+    def admit_tool_call(self, tool: str) -> str | None:
+        """Count a call of ``tool``, or say why a tool-call limit refuses it (``_tool_calls``)."""
+        if self.limits is None:
+            return None
+        refusal = admit_tool_call(self.limits, self.totals, tool)
+        if refusal is None:
+            self.stored = self._stored_now()
+        return refusal
 
     def _background(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -198,30 +223,42 @@ class UsageMeter:
 def _check(limits: UsageLimits, used: UsageTotals, estimate: Estimate, call: str) -> None:
     """Raise ``UsageLimitExceededError`` if ``estimate`` does not fit what is left."""
     needed_in, needed_out = estimate.input_tokens, estimate.output_tokens
+    bound = limits.max_request_input_tokens
+    if bound is not None and needed_in > bound:  # one request's own size: nothing used counts
+        raise UsageLimitExceededError(
+            "max_request_input_tokens", bound, 0, needed_in, call, detail="this request's input"
+        )
     bound = limits.max_input_tokens
     if bound is not None and used.input_tokens + needed_in > bound:
         raise UsageLimitExceededError(
-            "max_input_tokens", bound, used.input_tokens, f"~{needed_in} input tokens", call
+            "max_input_tokens", bound, used.input_tokens, needed_in, call, detail="estimated"
         )
     bound = limits.max_output_tokens
     if bound is not None and (
         used.output_tokens + needed_out > bound or used.output_tokens >= bound
     ):
         raise UsageLimitExceededError(
-            "max_output_tokens", bound, used.output_tokens, f"{needed_out} output tokens", call
+            "max_output_tokens", bound, used.output_tokens, needed_out, call
         )
     bound = limits.max_total_tokens
     if bound is not None and used.total_tokens + estimate.total_tokens > bound:
         raise UsageLimitExceededError(
-            "max_total_tokens", bound, used.total_tokens, estimate.describe(), call
+            "max_total_tokens",
+            bound,
+            used.total_tokens,
+            estimate.total_tokens,
+            call,
+            detail=estimate.describe(),
         )
     cost_bound = limits.max_cost
     if cost_bound is not None and estimate.cost is not None:
         if used.cost + estimate.cost > cost_bound:
             raise UsageLimitExceededError(
                 "max_cost",
-                f"${cost_bound}",
-                f"${used.cost}",
-                f"${estimate.cost:.6f} for {estimate.describe()}",
+                cost_bound,
+                used.cost,
+                estimate.cost,
                 call,
+                unit="usd",
+                detail=f"for {estimate.total_tokens} tokens: {estimate.describe()}",
             )

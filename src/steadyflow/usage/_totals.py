@@ -8,7 +8,7 @@ invocation starts from what the crashed run had used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -24,6 +24,8 @@ _COUNTS = (
     "reasoning_tokens",
     "attempts",
     "unpriced_attempts",
+    "estimated_attempts",
+    "tool_calls",
 )
 
 
@@ -39,6 +41,10 @@ class UsageTotals:
         attempts: attempts that reported usage.
         unpriced_attempts: of those, the ones whose model had no known price
             (their cost is not in ``cost``).
+        estimated_attempts: attempts that reported no valid usage and were
+            counted at steadyflow's estimate instead (``steadyflow.usage``).
+        tool_calls / tool_calls_by_name: tool calls run, in all and per tool
+            name (counted only while a tool-call limit applies).
     """
 
     input_tokens: int = 0
@@ -49,20 +55,28 @@ class UsageTotals:
     cost: Decimal = Decimal(0)
     attempts: int = 0
     unpriced_attempts: int = 0
+    estimated_attempts: int = 0
+    tool_calls: int = 0
+    tool_calls_by_name: dict[str, int] = field(default_factory=lambda: {})
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
 
-    def add(self, usage: UsageMetadata, cost: Decimal | None) -> None:
-        """Count one attempt's ``usage`` and its ``cost`` (None: no price known)."""
+    def add(self, usage: UsageMetadata, cost: Decimal | None, *, estimated: bool = False) -> None:
+        """Count one attempt's ``usage`` and its ``cost`` (None: no price known).
+
+        ``estimated``: the usage is steadyflow's estimate, not the provider's report.
+        """
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cached_input_tokens += usage.cached_input_tokens or 0
         self.cache_write_tokens += usage.cache_write_tokens or 0
         self.reasoning_tokens += usage.reasoning_tokens or 0
         self.attempts += 1
+        if estimated:
+            self.estimated_attempts += 1
         if cost is None:
             self.unpriced_attempts += 1
         else:
@@ -70,10 +84,12 @@ class UsageTotals:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready values (the cost as decimal text, exact); empty when nothing was used."""
-        if not self.attempts:
+        if not self.attempts and not self.tool_calls:
             return {}
         data: dict[str, Any] = {name: getattr(self, name) for name in _COUNTS}
         data["cost"] = str(self.cost)
+        if self.tool_calls_by_name:
+            data["tool_calls_by_name"] = dict(self.tool_calls_by_name)
         return data
 
     @classmethod
@@ -85,4 +101,6 @@ class UsageTotals:
         for name in _COUNTS:
             setattr(totals, name, int(data.get(name, 0)))
         totals.cost = Decimal(str(data.get("cost", "0")))
+        by_name: dict[str, Any] = data.get("tool_calls_by_name") or {}
+        totals.tool_calls_by_name = {str(name): int(count) for name, count in by_name.items()}
         return totals

@@ -14,10 +14,11 @@ Invalid values raise ``ConfigurationError`` naming the field.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..errors import ConfigurationError
 
@@ -53,6 +54,37 @@ def _money_or_none(owner: str, name: str, value: object) -> Decimal | None:
     return None if value is None else to_money(owner, name, value)
 
 
+def _per_tool(owner: str, value: object) -> dict[str, int]:
+    """``max_calls_per_tool`` checked, as a new dict of tool name to count."""
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(
+            f"{owner}: max_calls_per_tool must map tool names to counts, got {value!r}"
+        )
+    checked: dict[str, int] = {}
+    for name, count in cast(Mapping[object, object], value).items():
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(
+                f"{owner}: max_calls_per_tool keys must be tool names, got {name!r}"
+            )
+        limit = _tokens(owner, f"max_calls_per_tool[{name!r}]", count)
+        if limit is None:
+            raise ConfigurationError(
+                f"{owner}: max_calls_per_tool[{name!r}] must be an int >= 0, got None"
+            )
+        checked[name] = limit
+    return checked
+
+
+# The limits that are whole counts (tokens or calls), checked and stored alike.
+_COUNTS = (
+    "max_input_tokens",
+    "max_output_tokens",
+    "max_total_tokens",
+    "max_request_input_tokens",
+    "max_tool_calls",
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class UsageLimits:
     """Token and cost limits for one invocation, resumes included.
@@ -64,30 +96,45 @@ class UsageLimits:
         max_cost: US dollars (``Decimal``; a float or int is converted). Needs a
             price for every model called: the maintained list
             (``steadyflow[cost]``) or ``RunConfig.prices``.
+        max_request_input_tokens: the input one request may have: a request
+            whose input estimate is larger is refused before it is sent,
+            whatever is left of the other limits.
+        max_tool_calls: tool calls the invocation may run, all tools together.
+        max_calls_per_tool: tool calls per tool name (``{"search": 3}``).
 
     ``None`` means no limit. Every attempt's reported usage counts, failed
-    attempts' too.
+    attempts' too. A tool call over a tool-call limit does not run: the
+    model reads an error response saying which limit refused it, and the
+    invocation goes on (see ``steadyflow.usage._tool_calls``).
     """
 
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     max_total_tokens: int | None = None
     max_cost: Decimal | None = None
+    max_request_input_tokens: int | None = None
+    max_tool_calls: int | None = None
+    max_calls_per_tool: Mapping[str, int] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         owner = "UsageLimits"
-        for name in ("max_input_tokens", "max_output_tokens", "max_total_tokens"):
+        for name in _COUNTS:
             object.__setattr__(self, name, _tokens(owner, name, getattr(self, name)))
         object.__setattr__(self, "max_cost", _money_or_none(owner, "max_cost", self.max_cost))
+        per_tool = self.max_calls_per_tool
+        if per_tool is not None:
+            object.__setattr__(self, "max_calls_per_tool", _per_tool(owner, per_tool))
 
     def to_dict(self) -> dict[str, Any]:
         """The limits that are set, JSON-ready (the cost as decimal text)."""
         data: dict[str, Any] = {}
-        for name in ("max_input_tokens", "max_output_tokens", "max_total_tokens"):
+        for name in _COUNTS:
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.max_cost is not None:
             data["max_cost"] = str(self.max_cost)
+        if self.max_calls_per_tool is not None:
+            data["max_calls_per_tool"] = dict(self.max_calls_per_tool)
         return data
 
     @classmethod
@@ -98,14 +145,10 @@ class UsageLimits:
     @property
     def is_empty(self) -> bool:
         """True when no limit is set."""
-        return all(
-            value is None
-            for value in (
-                self.max_input_tokens,
-                self.max_output_tokens,
-                self.max_total_tokens,
-                self.max_cost,
-            )
+        return (
+            self.max_cost is None
+            and self.max_calls_per_tool is None
+            and all(getattr(self, name) is None for name in _COUNTS)
         )
 
 

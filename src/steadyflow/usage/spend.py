@@ -34,7 +34,6 @@ from ..errors import UsageLimitExceededError
 from ..types import UsageMetadata
 from ._estimate import Estimate
 from .limits import SpendLimit, SpendScope
-from .prices import usd
 
 __all__ = [
     "Charge",
@@ -228,21 +227,25 @@ class SpendLimits:
 
 def _refused(refusal: Refusal, estimate: Estimate, call: str) -> UsageLimitExceededError:
     check, spent = refusal.check, refusal.spent
-    window = f"in {check.seconds:g} s"
     if check.max_cost_nano is not None and (
         spent.cost_nano + to_nano(estimate.cost) > check.max_cost_nano
     ):
         return UsageLimitExceededError(
             f"{check.name}:max_cost",
-            usd(from_nano(check.max_cost_nano)),
-            f"{usd(from_nano(spent.cost_nano))} {window}",
-            f"{usd(estimate.cost or Decimal(0))} for {estimate.describe()}",
+            from_nano(check.max_cost_nano),
+            from_nano(spent.cost_nano),
+            estimate.cost or Decimal(0),
             call,
+            unit="usd",
+            window=check.seconds,
+            detail=f"for {estimate.total_tokens} tokens: {estimate.describe()}",
         )
     return UsageLimitExceededError(
         f"{check.name}:max_total_tokens",
-        check.max_tokens,
-        f"{spent.tokens} tokens {window}",
-        estimate.describe(),
+        check.max_tokens or 0,
+        spent.tokens,
+        estimate.total_tokens,
         call,
+        window=check.seconds,
+        detail=estimate.describe(),
     )
