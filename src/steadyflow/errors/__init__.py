@@ -6,10 +6,12 @@
     ├── ConfigurationError (also ValueError)   bad arguments, bad templates
     │   ├── MissingStateKeyError               {key} in an instruction, not in state
     │   ├── ModelNotFoundError                 a model name no registry pattern matches
-    │   └── UnknownPriceError                  a max_cost limit on a model with no known price
+    │   ├── UnknownPriceError                  a max_cost limit on a model with no known price
+    │   └── UnboundedOutputError               a hard limit on an attempt with no known output bound
     ├── InvocationLimitError                   a per-invocation limit ends the invocation
     │   ├── LlmCallsLimitExceededError         RunConfig.max_llm_calls reached
     │   └── UsageLimitExceededError            RunConfig.usage_limits / spend_limits reached
+    │       └── UsageLimitCutError             a streamed answer passed its reservation: cut
     ├── SpendStoreError                        a spend store could not be read or written
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
@@ -58,6 +60,7 @@ from ._base import (
     ModelNotFoundError,
     NothingToResumeError,
     SteadyflowError,
+    UnboundedOutputError,
     UnknownPriceError,
     error_chain,
 )
@@ -65,6 +68,7 @@ from ._limits import (
     InvocationLimitError,
     LlmCallsLimitExceededError,
     SpendStoreError,
+    UsageLimitCutError,
     UsageLimitExceededError,
     call_limit_in_chain,
 )
@@ -128,7 +132,9 @@ __all__ = [
     "ToolArgumentsError",
     "ToolResponseError",
     "TraceFormatError",
+    "UnboundedOutputError",
     "UnknownPriceError",
+    "UsageLimitCutError",
     "UsageLimitExceededError",
     "call_limit_in_chain",
     "error_chain",

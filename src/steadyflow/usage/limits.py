@@ -2,9 +2,11 @@
 
 ``UsageLimits`` bounds one invocation (``RunConfig.usage_limits``);
 ``SpendLimit`` bounds every invocation of a session, a user or the whole app
-over a sliding time window (``RunConfig.spend_limits``). Both are checked
-before every model attempt and refuse it with ``UsageLimitExceededError``
-when it could cross them (see ``steadyflow.usage`` for the exact rule).
+over a sliding time window (``RunConfig.spend_limits``). Both are hard by
+default: every model attempt reserves its worst case first and is refused
+with ``UsageLimitExceededError`` when it could cross them;
+``allow_overshoot=True`` keeps the older, softer rule (see
+``steadyflow.usage`` for the exact rules).
 
 Money is US dollars as ``Decimal``: a float or int given is converted through
 its decimal text (``0.1`` is ``Decimal("0.1")``), never through binary.
@@ -53,6 +55,11 @@ def _money_or_none(owner: str, name: str, value: object) -> Decimal | None:
     return None if value is None else to_money(owner, name, value)
 
 
+def _flag(owner: str, name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"{owner}: {name} must be True or False, got {value!r}")
+
+
 @dataclass(frozen=True, kw_only=True)
 class UsageLimits:
     """Token and cost limits for one invocation, resumes included.
@@ -64,6 +71,12 @@ class UsageLimits:
         max_cost: US dollars (``Decimal``; a float or int is converted). Needs a
             price for every model called: the maintained list
             (``steadyflow[cost]``) or ``RunConfig.prices``.
+        allow_overshoot: False (the default): the limits are hard, every
+            attempt reserves its worst case (estimated input plus
+            ``max_output_tokens`` or the model's output ceiling) and one whose
+            output has no known bound is refused with ``UnboundedOutputError``.
+            True: an attempt with no ``max_output_tokens`` is admitted on its
+            input alone, so one answer may cross a limit by its own length.
 
     ``None`` means no limit. Every attempt's reported usage counts, failed
     attempts' too.
@@ -73,12 +86,14 @@ class UsageLimits:
     max_output_tokens: int | None = None
     max_total_tokens: int | None = None
     max_cost: Decimal | None = None
+    allow_overshoot: bool = False
 
     def __post_init__(self) -> None:
         owner = "UsageLimits"
         for name in ("max_input_tokens", "max_output_tokens", "max_total_tokens"):
             object.__setattr__(self, name, _tokens(owner, name, getattr(self, name)))
         object.__setattr__(self, "max_cost", _money_or_none(owner, "max_cost", self.max_cost))
+        _flag(owner, "allow_overshoot", self.allow_overshoot)
 
     def to_dict(self) -> dict[str, Any]:
         """The limits that are set, JSON-ready (the cost as decimal text)."""
@@ -88,6 +103,8 @@ class UsageLimits:
                 data[name] = getattr(self, name)
         if self.max_cost is not None:
             data["max_cost"] = str(self.max_cost)
+        if self.allow_overshoot:
+            data["allow_overshoot"] = True
         return data
 
     @classmethod
@@ -122,6 +139,11 @@ class SpendLimit:
         max_total_tokens: input plus output tokens, or None.
         name: how errors and ``steadyflow usage`` name the limit; default
             ``"<scope>"``.
+        allow_overshoot: as for ``UsageLimits``: False (the default)
+            reserves every attempt's worst case; True admits an attempt with
+            no ``max_output_tokens`` on its input alone (one answer may cross
+            the cap). An attempt reserves one amount in all its spend limits:
+            the worst case when any of them is hard.
 
     At least one of ``max_cost`` and ``max_total_tokens`` is required.
     """
@@ -131,6 +153,7 @@ class SpendLimit:
     max_cost: Decimal | None = None
     max_total_tokens: int | None = None
     name: str = ""
+    allow_overshoot: bool = False
 
     def __post_init__(self) -> None:
         owner = "SpendLimit"
@@ -150,6 +173,7 @@ class SpendLimit:
             raise ConfigurationError(f"{owner}: set max_cost, max_total_tokens or both")
         if not self.name:
             object.__setattr__(self, "name", self.scope)
+        _flag(owner, "allow_overshoot", self.allow_overshoot)
 
     @property
     def seconds(self) -> float:
