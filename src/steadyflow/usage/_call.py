@@ -147,8 +147,8 @@ class MeteredCall(CallSpans):
     def attempt_ended(self, error: Exception | None) -> None:
         """Count, price and charge what the attempt used; write it to its trace."""
         usage = self._usage
-        if usage is None and error is not None:
-            usage = usage_of_error(error)
+        if error is not None:  # what a failure reported came after any response's
+            usage = usage_of_error(error) or usage
         hold = self._hold
         if usage is not None or hold is not None:  # else there is nothing to count
             self._hold = self._usage = None  # so the next attempt starts with no usage seen
