@@ -8,7 +8,6 @@ hard limit fails closed, unless the limit allows overshoot.
 from __future__ import annotations
 
 import asyncio
-from decimal import Decimal
 
 import pytest
 
@@ -24,28 +23,9 @@ from steadyflow.usage._estimate import estimate_request
 from steadyflow.usage.spend import SpendStore
 
 from .helpers import answer, records, start, turn, usage
+from .reservation_worker import CEILING, PRICES, longest_answer, worst_case_cost
 
-CEILING = 600
-PRICES = {
-    "function-model": ModelPrice(
-        input=Decimal("1"), output=Decimal("4"), max_output_tokens=CEILING
-    ),
-    "scripted-model": ModelPrice(input=Decimal("1"), output=Decimal("4")),
-}
 INVOCATIONS = 8
-
-
-def longest_answer(request: LlmRequest) -> LlmResponse:
-    """An answer as long as the model allows, whose input is exactly the estimate."""
-    out = request.config.max_output_tokens or CEILING
-    inp = estimate_request(request).input_tokens
-    return answer("x" * 4 * out, inp, out)
-
-
-def worst_case_cost(request: LlmRequest) -> Decimal:
-    """What an attempt of ``request`` reserves, and (answering at length) is charged."""
-    out = request.config.max_output_tokens or CEILING
-    return PRICES["function-model"].cost(usage(estimate_request(request).input_tokens, out))
 
 
 class Gate:
