@@ -14,7 +14,9 @@ from tests.usage.helpers import answer
 
 from .support import assert_one_line_error, invoke
 
-PRICES = {"scripted-model": ModelPrice(input=Decimal("1"), output=Decimal("2"))}
+PRICES = {
+    "scripted-model": ModelPrice(input=Decimal("1"), output=Decimal("2"), max_output_tokens=1000)
+}
 
 
 async def spend(db: str) -> None:

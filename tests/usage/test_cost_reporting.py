@@ -91,7 +91,7 @@ async def test_a_usage_limit_stop_is_not_counted_as_a_call_budget_exhaustion(clo
     reader = metric_reader()
     name = "steadyflow.llm.budget.exhaustions"
     before = sum(v for v in metric_points(reader, name).values() if isinstance(v, int))
-    config = RunConfig(usage_limits=UsageLimits(max_total_tokens=1))
+    config = RunConfig(usage_limits=UsageLimits(max_input_tokens=1))
     result = await run_turn(LlmAgent(name="a", model=ScriptedLlm(["x"])), "hi", run_config=config)
     assert isinstance(result.error, UsageLimitExceededError)
     after = sum(v for v in metric_points(reader, name).values() if isinstance(v, int))

@@ -10,11 +10,13 @@ import pytest
 from steadyflow import LlmAgent, RunConfig, Runner
 from steadyflow.errors import ConfigurationError, UnknownPriceError, UsageLimitExceededError
 from steadyflow.testing import ScriptedLlm
+from steadyflow.types import GenerateContentConfig
 from steadyflow.usage import ModelPrice, SpendLimit
 
 from .helpers import answer
 
 PRICES = {"scripted-model": ModelPrice(input=Decimal("1"), output=Decimal("1"))}
+AT_MOST = GenerateContentConfig(max_output_tokens=100)
 
 
 async def ask(runner: Runner, user: str, config: RunConfig) -> list:
@@ -29,7 +31,8 @@ async def ask(runner: Runner, user: str, config: RunConfig) -> list:
 
 async def test_a_daily_user_cap_spans_sessions_and_spares_other_users(service) -> None:
     model = ScriptedLlm([answer("one", 400, 100), answer("two", 10, 10), answer("three", 10, 10)])
-    runner = Runner(app_name="app", agent=LlmAgent(name="a", model=model), session_service=service)
+    agent = LlmAgent(name="a", model=model, generate_content_config=AT_MOST)
+    runner = Runner(app_name="app", agent=agent, session_service=service)
     config = RunConfig(spend_limits=[SpendLimit(scope="user", max_total_tokens=501)])
     assert [e.text for e in await ask(runner, "alice", config)] == ["one"]
     with pytest.raises(UsageLimitExceededError) as caught:
@@ -46,7 +49,8 @@ async def test_a_daily_user_cap_spans_sessions_and_spares_other_users(service) -
 
 async def test_a_cost_cap_charges_the_actual_cost(service) -> None:
     model = ScriptedLlm([answer("one", 3000, 1000), answer("two", 10, 10)])
-    runner = Runner(app_name="app", agent=LlmAgent(name="a", model=model), session_service=service)
+    agent = LlmAgent(name="a", model=model, generate_content_config=AT_MOST)
+    runner = Runner(app_name="app", agent=agent, session_service=service)
     limit = SpendLimit(scope="app", window=timedelta(hours=1), max_cost=Decimal("0.004"))
     config = RunConfig(spend_limits=[limit], prices=PRICES)
     await ask(runner, "alice", config)

@@ -21,7 +21,10 @@ from steadyflow.usage._estimate import estimate_request
 
 from .helpers import answer, noop, records, start, tool_call, turn, usage
 
-PRICE = {"scripted-model": ModelPrice(input=Decimal("2"), output=Decimal("10"))}
+PRICE = {
+    "scripted-model": ModelPrice(input=Decimal("2"), output=Decimal("10"), max_output_tokens=1000)
+}
+AT_MOST_5 = GenerateContentConfig(max_output_tokens=5)
 
 
 def limited(**limits) -> RunConfig:
@@ -45,7 +48,8 @@ async def test_an_attempt_whose_input_does_not_fit_is_never_sent() -> None:
 
 async def test_usage_of_earlier_steps_counts_and_the_step_that_would_cross_is_refused() -> None:
     model = ScriptedLlm([tool_call("noop", 400, 50), "never"])
-    runner, sid = await start(LlmAgent(name="a", model=model, tools=[noop]))
+    agent = LlmAgent(name="a", model=model, tools=[noop], generate_content_config=AT_MOST_5)
+    runner, sid = await start(agent)
     with pytest.raises(UsageLimitExceededError) as caught:
         await turn(runner, sid, limited(max_total_tokens=460))
     assert len(model.requests) == 1
@@ -65,11 +69,11 @@ async def test_the_request_max_output_tokens_is_reserved_before_the_attempt() ->
     assert [e.text for e in events] == ["fine"]
 
 
-async def test_without_max_output_tokens_a_limit_is_crossed_by_one_response_at_most() -> None:
+async def test_allowing_overshoot_a_limit_is_crossed_by_one_response_at_most() -> None:
     model = ScriptedLlm([tool_call("noop", 10, 900), "never"])
     runner, sid = await start(LlmAgent(name="a", model=model, tools=[noop]))
     with pytest.raises(UsageLimitExceededError) as caught:
-        await turn(runner, sid, limited(max_output_tokens=100))
+        await turn(runner, sid, limited(max_output_tokens=100, allow_overshoot=True))
     assert len(model.requests) == 1  # the first answer overshot; nothing more was sent
     assert caught.value.used == 900
 
@@ -111,7 +115,7 @@ async def test_the_limit_error_is_never_retried_nor_handed_to_error_callbacks() 
     )
     runner, sid = await start(agent)
     config = RunConfig(
-        usage_limits=UsageLimits(max_total_tokens=1),
+        usage_limits=UsageLimits(max_input_tokens=1),
         retry_config=RetryConfig(max_attempts=5, initial_backoff=0),
     )
     with pytest.raises(UsageLimitExceededError):
@@ -123,7 +127,7 @@ async def test_a_fallback_model_is_not_tried_when_a_usage_limit_refuses() -> Non
     primary, spare = ScriptedLlm(["never"]), ScriptedLlm(["never"], model="spare")
     runner, sid = await start(LlmAgent(name="a", model=FallbackLlm([primary, spare])))
     with pytest.raises(UsageLimitExceededError):
-        await turn(runner, sid, RunConfig(usage_limits=UsageLimits(max_total_tokens=1)))
+        await turn(runner, sid, RunConfig(usage_limits=UsageLimits(max_input_tokens=1)))
     assert primary.requests == [] and spare.requests == []
 
 
@@ -157,7 +161,10 @@ async def test_the_cost_of_each_attempt_is_priced_from_the_exact_categories() ->
 
 async def test_a_cost_limit_refuses_the_attempt_whose_estimate_costs_too_much() -> None:
     model = ScriptedLlm([tool_call("noop", 1000, 100), "never"])
-    runner, sid = await start(LlmAgent(name="a", model=model, tools=[noop]))
+    config = GenerateContentConfig(max_output_tokens=100)
+    runner, sid = await start(
+        LlmAgent(name="a", model=model, tools=[noop], generate_content_config=config)
+    )
     # The first call costs $0.003; a second one's input estimate alone does not fit.
     with pytest.raises(UsageLimitExceededError) as caught:
         await turn(runner, sid, limited(max_cost=Decimal("0.003")))

@@ -7,6 +7,7 @@ import pytest
 from steadyflow import LlmAgent, RunConfig, Runner
 from steadyflow.errors import UsageLimitExceededError
 from steadyflow.testing import ScriptedLlm
+from steadyflow.types import GenerateContentConfig
 from steadyflow.usage import UsageLimits
 from tests.durable.test_resume import Crash, Tools, as_if_killed, crash_then, resumed
 
@@ -16,7 +17,10 @@ from .helpers import records, tool_call
 async def test_usage_before_the_crash_counts_against_the_limits_after_it(service) -> None:
     model = ScriptedLlm([tool_call("noop", 400, 50, order_id="1"), "never"])
     tools = Tools(crash={"noop"})  # the process dies while the tool runs
-    agent = LlmAgent(name="a", model=model, tools=[tools.make("noop")])
+    config = GenerateContentConfig(max_output_tokens=5)
+    agent = LlmAgent(
+        name="a", model=model, tools=[tools.make("noop")], generate_content_config=config
+    )
     runner = Runner(app_name="app", agent=agent, session_service=service)
     session = await runner.create_session(user_id="u")
     config = RunConfig(usage_limits=UsageLimits(max_total_tokens=460))

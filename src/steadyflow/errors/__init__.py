@@ -7,10 +7,12 @@
     │   ├── MissingStateKeyError               {key} in an instruction, not in state
     │   ├── ModelNotFoundError                 a model name no registry pattern matches
     │   ├── ToolDefinitionError                a function that cannot become a tool
-    │   └── UnknownPriceError                  a max_cost limit on a model with no known price
+    │   ├── UnknownPriceError                  a max_cost limit on a model with no known price
+    │   └── UnboundedOutputError               a hard limit on an attempt with no known output bound
     ├── InvocationLimitError                   a per-invocation limit ends the invocation
     │   ├── LlmCallsLimitExceededError         RunConfig.max_llm_calls reached
     │   └── UsageLimitExceededError            RunConfig.usage_limits / spend_limits reached
+    │       └── UsageLimitCutError             a streamed answer passed its reservation: cut
     ├── SpendStoreError                        a spend store could not be read or written
     ├── AgentTransferError                     a transfer the agent tree does not allow
     │   └── AgentNotFoundError                 transfer to an agent that is not there
@@ -71,6 +73,7 @@ from ._base import (
     PluginError,
     SteadyflowError,
     ToolDefinitionError,
+    UnboundedOutputError,
     UnknownPriceError,
     error_chain,
 )
@@ -78,6 +81,7 @@ from ._limits import (
     InvocationLimitError,
     LlmCallsLimitExceededError,
     SpendStoreError,
+    UsageLimitCutError,
     UsageLimitExceededError,
     call_limit_in_chain,
 )
@@ -160,7 +164,9 @@ __all__ = [
     "ToolResponseError",
     "ToolsetUnavailableError",
     "TraceFormatError",
+    "UnboundedOutputError",
     "UnknownPriceError",
+    "UsageLimitCutError",
     "UsageLimitExceededError",
     "call_limit_in_chain",
     "error_chain",

@@ -66,6 +66,19 @@ class UnknownPriceError(ConfigurationError):
     """
 
 
+class UnboundedOutputError(ConfigurationError):
+    """A hard usage or spend limit applies to an attempt whose output has no known bound.
+
+    Raised before the model is called: the request sets no
+    ``max_output_tokens`` and no output ceiling is known for the model, so
+    the attempt's worst case cannot be reserved. The message names the
+    settings that fix it: ``max_output_tokens`` in the agent's
+    ``generate_content_config``, the model's ceiling as
+    ``ModelPrice(max_output_tokens=...)``, or ``allow_overshoot=True`` on the
+    limit (the one-response overshoot rule).
+    """
+
+
 class AgentTransferError(SteadyflowError):
     """An agent tried to hand over to an agent it may not transfer to.
 

@@ -77,6 +77,35 @@ def _amount(value: int | Decimal, unit: str) -> str:
     return f"${value}" if unit == "usd" else f"{value} {unit}"
 
 
+class UsageLimitCutError(UsageLimitExceededError):
+    """A streamed answer wrote past what its reservation allows; the stream was cut.
+
+    The attempt was sent (its worst case fit the limits) but the provider
+    wrote more than the reserved output (``max_output_tokens`` or the
+    model's ceiling). The partial answer is not stored; the attempt is
+    charged what was received (``usage``).
+
+    Attributes:
+        limit: the first hard limit the reservation was made against
+            (``max_total_tokens``, ``user:max_cost``, ...).
+        maximum: the output tokens the reservation allowed.
+        used: the output tokens received when the stream was cut.
+        needed: the same as ``used`` (what the answer had reached).
+        unit: ``"tokens"``.
+        usage: what the attempt is charged (``UsageMetadata``).
+    """
+
+    def __init__(self, limit: str, allowed: int, received: int, usage: Any, call: str) -> None:
+        self.limit, self.maximum, self.used, self.needed = limit, allowed, received, received
+        self.unit, self.window, self.detail = "tokens", None, ""
+        self.usage = usage
+        InvocationLimitError.__init__(
+            self,
+            f"{limit}: {call} wrote {received} output tokens, past the {allowed} its "
+            "reservation allows; the stream was cut and the answer not stored",
+        )
+
+
 class SpendStoreError(SteadyflowError):
     """A spend store (Redis) could not reserve or charge; the attempt was not sent.
 

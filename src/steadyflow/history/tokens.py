@@ -31,6 +31,7 @@ __all__ = [
     "BLOB_TOKENS",
     "CHARS_PER_TOKEN",
     "CONTENT_OVERHEAD_TOKENS",
+    "chars_tokens",
     "content_tokens",
     "entry_tokens",
     "text_tokens",
@@ -43,7 +44,12 @@ BLOB_TOKENS = 258
 
 def text_tokens(text: str) -> int:
     """Estimated tokens of ``text``: one per ``CHARS_PER_TOKEN`` characters, rounded up."""
-    return -(-len(text) // CHARS_PER_TOKEN)
+    return chars_tokens(len(text))
+
+
+def chars_tokens(chars: int) -> int:
+    """Estimated tokens of ``chars`` characters of text (a stream's, counted as it comes)."""
+    return -(-chars // CHARS_PER_TOKEN)
 
 
 def _json_tokens(name: str, body: dict[str, Any]) -> int:

@@ -277,6 +277,8 @@ class ModelCallRecorder(MeteredCall):
         if self._paced is not None:
             self._attempt.paced, self._paced = _micro(self._paced), None
         self.step.attempts.append(self._attempt)
+        if self._hold is not None:  # a hard limit may cut the answer (``MeteredCall``)
+            responses = self.within_reservation(responses)
         if not self.traced:  # no span to open (the check ``CallSpans`` makes, without its frame)
             return responses
         return CallSpans.attempt_started(self, attempt, delay, responses)

@@ -4,14 +4,18 @@ The flow's seam into the retry loop: the call's attempt observer (the spans
 of ``CallSpans``, plus the metering; the trace recorder extends it) and the
 loop's ``before_attempt``. One object, not a wrapper around the recorder:
 each hook is one call, not one per layer. Before each
-attempt it asks the meter to admit the attempt's estimate, then counts the
-attempt against ``max_llm_calls`` (a refused attempt is not counted: it was
-never sent). As the attempt runs it keeps the last usage a response carried
-(checked: an invalid report counts as none, ``models._usage``) and what the
-model wrote; when the attempt ends (answered, failed, or cut by
-cancellation) that usage, or the usage a failed call's ``ModelError.usage``
-reported, is priced, counted, charged to the spend stores and written to
-the attempt's trace.
+attempt it asks the meter to reserve the attempt's worst case, then counts
+the attempt against ``max_llm_calls`` (a refused attempt is not counted: it
+was never sent). Under a hard limit a streamed answer is read through
+``_within_reservation``, which cuts it with ``UsageLimitCutError`` once its
+output passes what was reserved (the chunk that passed it never reaches the
+flow, and a cut answer is never stored). As the attempt runs it keeps the
+last usage a response carried (checked: an invalid report counts as none,
+``models._usage``) and what the model wrote; when the attempt ends
+(answered, failed, or cut) that usage, or the usage a failed call's error
+reported, is priced, counted, charged to the spend stores in place of the
+reservation and written to the attempt's trace. A reservation whose attempt
+never started (a cancelled wait) is released when the call ends.
 
 An attempt that received an answer but no valid usage is charged an
 estimate instead of nothing: the request's input estimate (``_estimate``)
@@ -24,21 +28,23 @@ nothing: providers do not bill a refused request.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import telemetry
-from ..errors import error_chain
-from ..history.tokens import content_tokens
+from .._aio import aclose
+from ..errors import UsageLimitCutError, error_chain
+from ..history.tokens import chars_tokens, content_tokens
 from ..models._usage import checked
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
-from ..retry._observer import CallSpans
+from ..retry._observer import CallSpans, Responses
 from ..telemetry import _metrics
 from ..types import Content, UsageMetadata
 from ._estimate import Estimate, estimate_request
-from ._meter import UsageMeter
+from ._meter import Reservation, UsageMeter
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
@@ -113,13 +119,14 @@ class MeteredCall(CallSpans):
         # What the model wrote in this attempt (None: no answer yet); a complete
         # response holds all of it, so it replaces the partial pieces before it.
         self._received: list[Content] | None = None
-        self._hold: Any = None
+        self._hold: Reservation | None = None
         self._call_cost: Decimal | None = None
 
-    def _describe(self) -> str:
+    def _describe(self, counted: int = 0) -> str:
+        """The attempt in messages: the next one, or ``counted=-1`` the one under way."""
         step = "" if self._step is None or not self._step.number else f", step {self._step.number}"
         return (
-            f"attempt {self._metered_attempt + 1} of the call to "
+            f"attempt {self._metered_attempt + 1 + counted} of the call to "
             f"{self.provider}:{self.model} (agent {self._agent_name!r}{step})"
         )
 
@@ -131,6 +138,20 @@ class MeteredCall(CallSpans):
         )
         self._metered_attempt += 1  # counted here, where it is needed: no attempt hook
         self._count_attempt()
+
+    def attempt_started(self, attempt: int, delay: float, responses: Responses) -> Responses:
+        """The attempt's responses, held to its reservation, inside its span."""
+        return CallSpans.attempt_started(self, attempt, delay, self.within_reservation(responses))
+
+    def within_reservation(self, responses: Responses) -> Responses:
+        """``responses``, cut once a streamed answer passes the output reserved for it.
+
+        ``responses`` itself when no hard limit reserved anything (no layer to pay for).
+        """
+        hold = self._hold
+        if hold is None or hold.allowance is None:
+            return responses
+        return _within_reservation(responses, hold, self._describe(-1))
 
     def response_received(self, response: LlmResponse) -> None:
         """Keep the latest valid usage the attempt reported, and what the model wrote."""
@@ -145,8 +166,8 @@ class MeteredCall(CallSpans):
     def attempt_ended(self, error: Exception | None) -> None:
         """Count, price and charge what the attempt used; write it to its trace."""
         usage, estimated = self._usage, False
-        if usage is None and error is not None:
-            usage = checked(self.provider, usage_of_error(error))
+        if error is not None:  # what a failure reported came after any response's
+            usage = checked(self.provider, usage_of_error(error)) or usage
         if usage is None and self._received is not None:
             usage, estimated = self._estimated_usage(self._received), True
         hold = self._hold
@@ -192,6 +213,9 @@ class MeteredCall(CallSpans):
         The next model of a fallback chain counts its attempts from 1 again.
         """
         self._metered_attempt = 0
+        if self._hold is not None:  # admitted, never started (a cancelled wait): release it
+            hold, self._hold = self._hold, None
+            self._meter.record(self.provider, self.model, None, hold)
         if self._call_cost is not None:
             span = self.call_span
             if span is not None and span.is_recording():
@@ -199,3 +223,52 @@ class MeteredCall(CallSpans):
             self._call_cost = None
         if self.traced:  # else ``CallSpans`` has nothing to end
             CallSpans.call_ended(self, attempts, error)
+
+
+def _output_chars(content: Content | None) -> int:
+    """Characters of what a streamed chunk wrote: its text (thoughts too) and calls."""
+    if content is None:
+        return 0
+    chars = 0
+    for part in content.parts:
+        if part.text:
+            chars += len(part.text)
+        if part.function_call is not None:
+            call = part.function_call
+            chars += len(call.name) + len(json.dumps(call.args, separators=(",", ":"), default=str))
+    return chars
+
+
+async def _within_reservation(
+    responses: AsyncIterator[LlmResponse], hold: Reservation, call: str
+) -> AsyncIterator[LlmResponse]:
+    """``responses`` until a partial one takes the answer past ``hold.allowance``.
+
+    The output reached is the provider's running count where a chunk
+    reports one, else the history module's estimate of the characters
+    received (summed over the chunks, then rounded up once), whichever is
+    larger. The chunk that passes the allowance is not yielded; the error
+    carries the usage the attempt is charged: what was received.
+    """
+    allowance = hold.allowance
+    assert allowance is not None
+    chars = 0
+    try:
+        async for response in responses:
+            if response.partial:
+                chars += _output_chars(response.content)
+                reported = response.usage_metadata
+                received = chars_tokens(chars)
+                if reported is not None:
+                    received = max(received, reported.output_tokens)
+                if received > allowance:
+                    input_tokens = hold.input_tokens if reported is None else reported.input_tokens
+                    usage = UsageMetadata(
+                        input_tokens=input_tokens,
+                        output_tokens=received,
+                        total_tokens=input_tokens + received,
+                    )
+                    raise UsageLimitCutError(hold.limit, allowance, received, usage, call)
+            yield response
+    finally:
+        await aclose(responses)

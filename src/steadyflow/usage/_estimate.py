@@ -3,9 +3,10 @@
 The input is the history module's estimate (``history.tokens``: one token per
 four characters, a fixed figure per image, framing per message) over the
 whole request: its messages, the system instruction and the declared tools.
-The output is the request's ``max_output_tokens``; unset, it is counted as
-0, so the attempt is admitted when its input fits and its answer may
-overshoot a limit by its own length (the one-response overshoot rule).
+The output is the request's ``max_output_tokens``. Unset, the estimate
+leaves the output at 0 and unbounded (``bound`` empty): the meter then puts
+the model's output ceiling in its place for a hard limit (``_ceilings``), or
+keeps 0 where the limits allow overshoot.
 """
 
 from __future__ import annotations
@@ -23,11 +24,17 @@ __all__ = ["Estimate", "estimate_request"]
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """An attempt's expected usage: input estimated, output at most ``output_tokens``."""
+    """An attempt's expected usage: input estimated, output at most ``output_tokens``.
+
+    ``bound`` says what bounds the output, for messages: ``"max output"``
+    (the request's), ``"output ceiling"`` (the model's), ``"output not
+    reserved"`` (overshoot allowed); empty while nothing does.
+    """
 
     input_tokens: int
     output_tokens: int
     cost: Decimal | None = None
+    bound: str = "max output"
 
     @property
     def total_tokens(self) -> int:
@@ -44,7 +51,9 @@ class Estimate:
 
     def describe(self) -> str:
         """How the total is made: ``"~1000 input estimated + 200 max output"``."""
-        return f"~{self.input_tokens} input estimated + {self.output_tokens} max output"
+        return (
+            f"~{self.input_tokens} input estimated + {self.output_tokens} {self.bound or 'output'}"
+        )
 
 
 def estimate_request(request: LlmRequest) -> Estimate:
@@ -56,4 +65,6 @@ def estimate_request(request: LlmRequest) -> Estimate:
     for tool in config.tools:
         schema = json.dumps(tool.parameters, separators=(",", ":"), default=str)
         tokens += text_tokens(tool.name) + text_tokens(tool.description) + text_tokens(schema)
-    return Estimate(tokens, config.max_output_tokens or 0)
+    if config.max_output_tokens is None:
+        return Estimate(tokens, 0, bound="")
+    return Estimate(tokens, config.max_output_tokens)

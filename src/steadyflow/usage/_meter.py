@@ -1,47 +1,65 @@
-"""``UsageMeter``: one invocation's usage, checked before and counted after every attempt.
+"""``UsageMeter``: one invocation's usage, reserved before and counted after every attempt.
 
-Before an attempt (``admit``): the attempt's estimate (``_estimate``) must
-fit what is left of every ``UsageLimits`` bound, given what the invocation
-used so far; then each spend limit reserves the estimate in its store. A
-refusal raises ``UsageLimitExceededError`` and the attempt is not sent (and
-not counted against ``max_llm_calls``). With a ``max_cost`` limit, a model
+Before an attempt (``admit``) the meter makes a *reservation*: the
+attempt's worst case must fit what is left of every ``UsageLimits`` bound,
+given what the invocation used and what its attempts in flight hold (parallel
+branches share the meter); then each spend limit reserves it in its store.
+A refusal raises ``UsageLimitExceededError`` and the attempt is not sent
+(and not counted against ``max_llm_calls``). With a cost limit, a model
 whose price is not known raises ``UnknownPriceError`` before its first call.
 
-After an attempt (``record``): the usage it reported (a failed attempt's
-too, when the provider reported some) is priced and added to the totals;
-the spend stores are charged the actual usage in place of the reservation,
-in the background (``close`` and the next ``admit`` wait for it, so a
-store's error is raised, never lost).
+The worst case is the estimated input (``_estimate``) plus the request's
+``max_output_tokens``, or, unset, the model's output ceiling
+(``_ceilings``). Limits are hard by default; where no ceiling is known
+either, a hard limit that counts output refuses the attempt with
+``UnboundedOutputError`` (naming the settings that fix it). A limit with
+``allow_overshoot=True`` keeps the older rule instead: an attempt without
+``max_output_tokens`` is admitted on its input alone, so one answer may
+cross the limit by its own length. The usage limits and the spend limits
+each reserve the worst case when any of theirs is hard.
 
-The rules, per bound (``used`` is the invocation's usage so far):
+While a streamed answer comes in, the output it has reached (the provider's
+count when it reports one, else one token per four characters received)
+is held to what was reserved: past it, the stream is cut with
+``UsageLimitCutError`` (``_call``).
+
+After an attempt (``record``): its reservation is released, and the usage
+it reported (a failed attempt's too, when the provider reported some) is
+priced and added to the totals; the spend stores are charged the actual
+usage in place of the reservation, in the background (``close`` and the
+next ``admit`` wait for it, so a store's error is raised, never lost).
+
+The rules, per bound (``used`` is the invocation's usage so far plus what
+its attempts in flight reserved):
 
 - ``max_request_input_tokens``: ``estimated input <= limit`` (this request alone);
 - ``max_input_tokens``: ``used + estimated input <= limit``;
-- ``max_output_tokens``: ``used + max_output_tokens <= limit`` and ``used < limit``;
-- ``max_total_tokens``: ``used + estimated input + max_output_tokens <= limit``;
+- ``max_output_tokens``: ``used + output bound <= limit`` and ``used < limit``;
+- ``max_total_tokens``: ``used + estimated input + output bound <= limit``;
 - ``max_cost``: ``used + price(estimate) <= limit``.
-
-With ``max_output_tokens`` unset the output counts as 0: a limit is then
-crossed by at most one response's output, never by more.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, Protocol
 
-from ..errors import UnknownPriceError, UsageLimitExceededError
+from ..errors import UnboundedOutputError, UnknownPriceError, UsageLimitExceededError
 from ..types import UsageMetadata
+from ._ceilings import output_ceiling
 from ._estimate import Estimate
 from ._tool_calls import admit_tool_call
 from ._totals import UsageTotals
 from .limits import UsageLimits
 from .prices import Price, Prices, find_price
 
-__all__ = ["SpendGate", "UsageMeter"]
+__all__ = ["Reservation", "SpendGate", "UsageMeter"]
+
+_OUTPUT_BOUNDS = ("max_output_tokens", "max_total_tokens", "max_cost")
+"""The ``UsageLimits`` bounds an answer's length counts against."""
 
 
 class SpendGate(Protocol):
@@ -52,6 +70,11 @@ class SpendGate(Protocol):
         """Whether a limit is in money (then every model needs a price)."""
         ...
 
+    @property
+    def hard_limit(self) -> str | None:
+        """The first limit that does not allow overshoot (``"user:max_cost"``), or None."""
+        ...
+
     async def reserve(self, estimate: Estimate, model: str, call: str) -> Any:
         """Hold ``estimate`` in every limit's store, or raise ``UsageLimitExceededError``."""
         ...
@@ -59,6 +82,28 @@ class SpendGate(Protocol):
     async def settle(self, hold: Any, usage: UsageMetadata | None, cost: Decimal | None) -> None:
         """Replace ``hold`` by what the attempt actually used (None: nothing reported)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """What one admitted attempt holds until ``UsageMeter.record`` settles it.
+
+    Attributes:
+        usage: the estimate held against the invocation's usage limits
+            (None: none apply).
+        spend: the spend limits' hold (None: none apply).
+        allowance: the output tokens a streamed answer may reach before it
+            is cut (None: no hard limit, nothing to cut).
+        limit: the first hard limit the reservation was made for (names the
+            cut in its error).
+        input_tokens: the attempt's estimated input.
+    """
+
+    usage: Estimate | None
+    spend: Any
+    allowance: int | None
+    limit: str
+    input_tokens: int
 
 
 class UsageMeter:
@@ -94,6 +139,9 @@ class UsageMeter:
         # Made when first needed: most turns price nothing and charge no store.
         self._price_cache: dict[tuple[str, str], Price | None] | None = None
         self._pending: set[asyncio.Task[None]] | None = None
+        self._ceilings: dict[tuple[str, str], int | None] | None = None
+        self._holds: list[Estimate] = []  # of the attempts in flight, against ``limits``
+        self._hard_usage_limit = _hard_limit(self.limits)
         nothing = self.limits is None and totals is None
         self.stored: dict[str, Any] = {} if nothing else self._stored_now()
         self.counts_tool_calls = self.limits is not None and (
@@ -138,13 +186,23 @@ class UsageMeter:
         limits = stored.get("limits")
         return UsageLimits.from_dict(limits) if limits else None
 
-    async def admit(self, call: str, provider: str, model: str, estimate: Estimate) -> Any:
-        """Check ``estimate`` against every limit; returns the spend hold (or None).
+    def _ceiling(self, provider: str, model: str) -> int | None:
+        """The output ceiling of ``model`` (looked up once per invocation)."""
+        key, cache = (provider, model), self._ceilings
+        if cache is None:
+            cache = self._ceilings = {}
+        if key not in cache:
+            cache[key] = output_ceiling(provider, model, self._prices)
+        return cache[key]
+
+    async def admit(self, call: str, provider: str, model: str, estimate: Estimate) -> Reservation:
+        """Reserve the attempt's worst case under every limit; see the module docstring.
 
         ``call`` names the attempt in errors (the model, the agent, the attempt).
 
         Raises:
             UnknownPriceError: a cost limit applies and ``model`` has no price.
+            UnboundedOutputError: a hard limit applies and nothing bounds the output.
             UsageLimitExceededError: the attempt could cross a limit.
         """
         await self.flush()
@@ -158,25 +216,71 @@ class UsageMeter:
                 f"and a max_cost limit applies; pass it in RunConfig(prices={{{model!r}: "
                 "ModelPrice(input=..., output=...)}) or install steadyflow[cost]"
             )
+        spend_hard = None if self.spend is None else self.spend.hard_limit
+        hard_limit = self._hard_usage_limit or spend_hard
+        worst = lenient = estimate
+        if not estimate.bound:
+            lenient = replace(estimate, bound="output not reserved")
+            if hard_limit is not None:
+                worst = self._worst_case(call, provider, model, estimate, hard_limit)
         if price is not None:
-            estimate = replace(estimate, cost=price.cost(estimate.as_usage()))
+            worst = replace(worst, cost=price.cost(worst.as_usage()))
+            lenient = replace(lenient, cost=price.cost(lenient.as_usage()))
+        held = None
         if self.limits is not None:
-            _check(self.limits, self.totals, estimate, call)
-        if self.spend is None:
-            return None
-        return await self.spend.reserve(estimate, model, call)
+            held = worst if self._hard_usage_limit else lenient
+            _check(self.limits, self._committed(), held, call)
+            self._holds.append(held)  # before the spend store is awaited: branches see it
+        spend_hold = None
+        if self.spend is not None:
+            try:
+                spend_hold = await self.spend.reserve(worst if spend_hard else lenient, model, call)
+            except BaseException:
+                if held is not None:
+                    self._holds.remove(held)
+                raise
+        allowance = None if hard_limit is None else worst.output_tokens
+        return Reservation(held, spend_hold, allowance, hard_limit or "", estimate.input_tokens)
+
+    def _worst_case(
+        self, call: str, provider: str, model: str, estimate: Estimate, limit: str
+    ) -> Estimate:
+        """``estimate`` with the model's output ceiling, or ``UnboundedOutputError``."""
+        ceiling = self._ceiling(provider, model)
+        if ceiling is None:
+            raise UnboundedOutputError(
+                f"{call}: the hard limit {limit} needs the most this attempt could write, and "
+                f"its request sets no max_output_tokens and no output ceiling is known for "
+                f"model {model!r}; set max_output_tokens in the agent's "
+                "generate_content_config, give the model's ceiling as RunConfig(prices="
+                f"{{{model!r}: ModelPrice(..., max_output_tokens=N)}}), or let one answer "
+                "cross the limit with allow_overshoot=True on it"
+            )
+        return replace(estimate, output_tokens=ceiling, bound="output ceiling")
+
+    def _committed(self) -> UsageTotals:
+        """What the invocation used, plus what its attempts in flight hold."""
+        if not self._holds:
+            return self.totals
+        committed = replace(self.totals)
+        for held in self._holds:
+            committed.input_tokens += held.input_tokens
+            committed.output_tokens += held.output_tokens
+            committed.cost += held.cost or 0
+        return committed
 
     def record(
         self,
         provider: str,
         model: str,
         usage: UsageMetadata | None,
-        hold: Any,
+        hold: Reservation | None,
         *,
         estimated: bool = False,
     ) -> Decimal | None:
-        """Count one finished attempt's ``usage``; returns its cost (None: no price or no usage).
+        """Settle ``hold`` and count one finished attempt's ``usage``; returns its cost.
 
+        The cost is None when the model has no price or nothing was reported.
         ``estimated``: ``usage`` is steadyflow's estimate (no valid report).
         """
         cost = None
@@ -185,8 +289,11 @@ class UsageMeter:
             cost = None if price is None else price.cost(usage)
             self.totals.add(usage, cost, estimated=estimated)
             self.stored = self._stored_now()
-        if self.spend is not None and hold is not None:
-            self._background(self.spend.settle(hold, usage, cost))
+        if hold is not None:
+            if hold.usage is not None:
+                self._holds.remove(hold.usage)
+            if self.spend is not None and hold.spend is not None:
+                self._background(self.spend.settle(hold.spend, usage, cost))
         return cost
 
     def admit_tool_call(self, tool: str) -> str | None:
@@ -218,6 +325,13 @@ class UsageMeter:
         """The invocation is over: wait for the last charges (if any are pending)."""
         if self._pending:
             await self.flush()
+
+
+def _hard_limit(limits: UsageLimits | None) -> str | None:
+    """The first bound of ``limits`` that counts output, unless overshoot is allowed."""
+    if limits is None or limits.allow_overshoot:
+        return None
+    return next((name for name in _OUTPUT_BOUNDS if getattr(limits, name) is not None), None)
 
 
 def _check(limits: UsageLimits, used: UsageTotals, estimate: Estimate, call: str) -> None:

@@ -2,9 +2,11 @@
 
 ``UsageLimits`` bounds one invocation (``RunConfig.usage_limits``);
 ``SpendLimit`` bounds every invocation of a session, a user or the whole app
-over a sliding time window (``RunConfig.spend_limits``). Both are checked
-before every model attempt and refuse it with ``UsageLimitExceededError``
-when it could cross them (see ``steadyflow.usage`` for the exact rule).
+over a sliding time window (``RunConfig.spend_limits``). Both are hard by
+default: every model attempt reserves its worst case first and is refused
+with ``UsageLimitExceededError`` when it could cross them;
+``allow_overshoot=True`` keeps the older, softer rule (see
+``steadyflow.usage`` for the exact rules).
 
 Money is US dollars as ``Decimal``: a float or int given is converted through
 its decimal text (``0.1`` is ``Decimal("0.1")``), never through binary.
@@ -85,6 +87,11 @@ _COUNTS = (
 )
 
 
+def _flag(owner: str, name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"{owner}: {name} must be True or False, got {value!r}")
+
+
 @dataclass(frozen=True, kw_only=True)
 class UsageLimits:
     """Token and cost limits for one invocation, resumes included.
@@ -101,6 +108,12 @@ class UsageLimits:
             whatever is left of the other limits.
         max_tool_calls: tool calls the invocation may run, all tools together.
         max_calls_per_tool: tool calls per tool name (``{"search": 3}``).
+        allow_overshoot: False (the default): the limits are hard, every
+            attempt reserves its worst case (estimated input plus
+            ``max_output_tokens`` or the model's output ceiling) and one whose
+            output has no known bound is refused with ``UnboundedOutputError``.
+            True: an attempt with no ``max_output_tokens`` is admitted on its
+            input alone, so one answer may cross a limit by its own length.
 
     ``None`` means no limit. Every attempt's reported usage counts, failed
     attempts' too. A tool call over a tool-call limit does not run: the
@@ -115,6 +128,7 @@ class UsageLimits:
     max_request_input_tokens: int | None = None
     max_tool_calls: int | None = None
     max_calls_per_tool: Mapping[str, int] | None = field(default=None, hash=False)
+    allow_overshoot: bool = False
 
     def __post_init__(self) -> None:
         owner = "UsageLimits"
@@ -124,6 +138,7 @@ class UsageLimits:
         per_tool = self.max_calls_per_tool
         if per_tool is not None:
             object.__setattr__(self, "max_calls_per_tool", _per_tool(owner, per_tool))
+        _flag(owner, "allow_overshoot", self.allow_overshoot)
 
     def to_dict(self) -> dict[str, Any]:
         """The limits that are set, JSON-ready (the cost as decimal text)."""
@@ -135,6 +150,8 @@ class UsageLimits:
             data["max_cost"] = str(self.max_cost)
         if self.max_calls_per_tool is not None:
             data["max_calls_per_tool"] = dict(self.max_calls_per_tool)
+        if self.allow_overshoot:
+            data["allow_overshoot"] = True
         return data
 
     @classmethod
@@ -165,6 +182,11 @@ class SpendLimit:
         max_total_tokens: input plus output tokens, or None.
         name: how errors and ``steadyflow usage`` name the limit; default
             ``"<scope>"``.
+        allow_overshoot: as for ``UsageLimits``: False (the default)
+            reserves every attempt's worst case; True admits an attempt with
+            no ``max_output_tokens`` on its input alone (one answer may cross
+            the cap). An attempt reserves one amount in all its spend limits:
+            the worst case when any of them is hard.
 
     At least one of ``max_cost`` and ``max_total_tokens`` is required.
     """
@@ -174,6 +196,7 @@ class SpendLimit:
     max_cost: Decimal | None = None
     max_total_tokens: int | None = None
     name: str = ""
+    allow_overshoot: bool = False
 
     def __post_init__(self) -> None:
         owner = "SpendLimit"
@@ -193,6 +216,7 @@ class SpendLimit:
             raise ConfigurationError(f"{owner}: set max_cost, max_total_tokens or both")
         if not self.name:
             object.__setattr__(self, "name", self.scope)
+        _flag(owner, "allow_overshoot", self.allow_overshoot)
 
     @property
     def seconds(self) -> float:

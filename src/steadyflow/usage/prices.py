@@ -25,10 +25,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
+from ..errors import ConfigurationError
 from ..types import UsageMetadata
 from .limits import to_money
 
-__all__ = ["ModelPrice", "Price", "Prices", "find_price", "listed_price", "usd"]
+__all__ = ["ModelPrice", "Price", "Prices", "find_price", "listed_price", "own_price", "usd"]
 
 logger = logging.getLogger("steadyflow.usage")
 
@@ -56,6 +57,11 @@ class ModelPrice:
         cached_input: input read from the prompt cache; default ``input``.
         cache_write: input written to the prompt cache; default ``input``.
         reasoning: thinking tokens (inside the output); default ``output``.
+        max_output_tokens: the most the model writes in one answer (its
+            output ceiling), reasoning included. Hard usage and spend limits
+            reserve it for an attempt whose request sets no
+            ``max_output_tokens`` (``steadyflow.usage``); None: the ceiling
+            table's, if it knows the model.
     """
 
     input: Decimal
@@ -63,12 +69,20 @@ class ModelPrice:
     cached_input: Decimal | None = None
     cache_write: Decimal | None = None
     reasoning: Decimal | None = None
+    max_output_tokens: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("input", "output", "cached_input", "cache_write", "reasoning"):
             value = getattr(self, name)
             if value is not None or name in ("input", "output"):
                 object.__setattr__(self, name, to_money("ModelPrice", name, value))
+        ceiling = self.max_output_tokens
+        if ceiling is not None and (
+            isinstance(ceiling, bool) or not isinstance(ceiling, int) or ceiling <= 0
+        ):
+            raise ConfigurationError(
+                f"ModelPrice: max_output_tokens must be an int > 0 or None, got {ceiling!r}"
+            )
 
     def cost(self, usage: UsageMetadata) -> Decimal:
         """US dollars for ``usage``: each category at its own rate."""
@@ -160,13 +174,17 @@ def _look_up(provider: str, model: str) -> _ListedPrice | None:
     return _ListedPrice(provider_id, model)
 
 
+def own_price(provider: str, model: str, prices: Prices | None) -> ModelPrice | None:
+    """The user's price of ``model``: keyed ``"provider:model"``, else ``"model"``."""
+    if not prices:
+        return None
+    return prices.get(f"{provider}:{model}") or prices.get(model)
+
+
 def find_price(provider: str, model: str, prices: Prices | None) -> Price | None:
     """The price of ``model`` called through ``provider``: ``prices`` first, then the list."""
-    if prices:
-        own = prices.get(f"{provider}:{model}") or prices.get(model)
-        if own is not None:
-            return own
-    return listed_price(provider, model)
+    own = own_price(provider, model, prices)
+    return own if own is not None else listed_price(provider, model)
 
 
 def usd(amount: Decimal) -> str:

@@ -9,10 +9,15 @@ the attempt's estimate, in one atomic step (a lock or transaction per
 store, a Lua script in Redis); after the attempt, ``settle`` replaces the
 estimate by what was used (or drops the entry when nothing was reported).
 
-So a burst of concurrent calls cannot overspend by more than what the calls
-in flight use beyond their estimates (nothing, when every request sets
-``max_output_tokens``): each admission saw every earlier reservation. A
-reservation left by a process that died lapses after ``hold_seconds``.
+The estimate is the attempt's worst case (``steadyflow.usage._meter``:
+its estimated input plus ``max_output_tokens`` or the model's output
+ceiling), so a burst of concurrent calls cannot overspend: each admission
+saw every earlier reservation, and no call in flight can use more than it
+reserved beyond the input estimate's error. A limit with
+``allow_overshoot=True`` reserves only the input of a call that sets no
+``max_output_tokens``: those calls may overspend by their answers. A
+reservation left by a process that died lapses after ``hold_seconds``, so
+a crash never holds a budget for longer.
 
 Stores: ``InMemorySpendStore`` (one process), ``SqlSpendStore`` (the
 session database, ``steadyflow.sessions.sql``), ``RedisSpendStore``
@@ -89,6 +94,12 @@ class SpendCheck:
     seconds: float
     max_cost_nano: int | None
     max_tokens: int | None
+
+    @property
+    def label(self) -> str:
+        """How errors name the limit: ``"user:max_cost"``, else ``"user:max_total_tokens"``."""
+        bound = "max_cost" if self.max_cost_nano is not None else "max_total_tokens"
+        return f"{self.name}:{bound}"
 
     @classmethod
     def of(cls, limit: SpendLimit) -> SpendCheck:
@@ -195,6 +206,12 @@ class SpendLimits:
         self.store, self.who = store, who
         self._hold_seconds, self._clock = hold_seconds, clock
         self.needs_cost = any(check.max_cost_nano is not None for check in self.checks)
+        hard = [
+            check
+            for check, limit in zip(self.checks, limits, strict=True)
+            if not limit.allow_overshoot
+        ]
+        self.hard_limit = None if not hard else hard[0].label
 
     async def reserve(self, estimate: Estimate, model: str, call: str) -> Any:
         """Hold ``estimate`` in the store, or raise ``UsageLimitExceededError``."""
