@@ -109,6 +109,8 @@ async def test_listing_every_users_sessions_with_the_user_token_only_is_403():
         user = {"authorization": "Bearer user-token"}
         await client.post(BASE, headers=user)
         response = await client.get(f"/apps/{APP}/sessions", headers=user)
+        apps = (await client.get("/apps", headers=user)).json()
+    assert apps["list_all_sessions"] is False
     assert response.status_code == 403
     assert response.json()["error"]["type"] == "operator_token_required"
     assert USER not in response.text

@@ -120,8 +120,10 @@ class Api:
         return JSONResponse(self.spec)
 
     async def list_apps(self, request: Request) -> Response:
-        """``GET /apps``: the app this process serves."""
-        return JSONResponse({"apps": [self.app_name]})
+        """``GET /apps``: the app this process serves, and whether the caller may list all."""
+        return JSONResponse(
+            {"apps": [self.app_name], "list_all_sessions": self._may_list_all(request)}
+        )
 
     def _app(self, request: Request) -> str:
         app = check_id("app", request.path_params["app"])
