@@ -53,3 +53,11 @@ def test_a_bad_fault_script_is_one_line_exit_2(cli, db) -> None:
 
 def test_an_unknown_provider_is_one_line_exit_2(cli, db) -> None:
     assert_one_line_error(demo(cli, db, "--provider", "cohere"), "'cohere'", "gemini")
+
+
+def test_an_error_detail_is_cut_after_a_whole_word(cli, db, clock) -> None:
+    result = demo(cli, db, "--no-stream", "--faults", "reset@1")
+    assert result.exit_code == 0, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if "ModelConnectionError (" in line]
+    detail = line.split("ModelConnectionError (", 1)[1].rsplit(") (", 1)[0]
+    assert detail.endswith("/v1/chat/completions …"), detail

@@ -75,3 +75,39 @@ def test_an_unknown_model_in_the_agent_file_suggests_the_closest(cli, db, tmp_pa
     assert_one_line_error(
         result, "unknown model 'gemni-2.5-flash': did you mean 'gemini-2.5-flash'?"
     )
+
+
+def test_a_misspelt_name_the_pattern_accepts_is_a_warning_with_the_closest(cli, db) -> None:
+    args = ["run", EXAMPLE, "Where is order 977?", "--model", "claude-sonet-4", "--emulator"]
+    result = invoke(cli, *args, "--session-db", db)
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "warning: model 'claude-sonet-4' is not one steadyflow knows: "
+        "did you mean 'claude-sonnet-4'? it is used as given"
+    ) in result.stderr
+    assert "--emulator" not in result.stderr
+    assert "Order 977" in result.stdout  # the run went on
+
+
+def test_known_names_and_their_dated_snapshots_pass_without_a_warning(cli, db) -> None:
+    for name in ("claude-sonnet-4-20250514", "gpt-4o-mini", "gemini-2.5-flash"):
+        args = ["run", EXAMPLE, "Where is order 977?", "--model", name, "--emulator"]
+        result = invoke(cli, *args, "--session-db", db)
+        assert result.exit_code == 0, result.stderr
+        assert "warning" not in result.stderr
+
+
+def test_an_unknown_name_under_the_emulator_does_not_suggest_the_emulator(
+    cli, db, tmp_path
+) -> None:
+    path = tmp_path / "typo.py"
+    path.write_text(
+        "from steadyflow import LlmAgent\n"
+        "root_agent = LlmAgent(name='a', model='gemni-2.5-flash')\n",
+        encoding="utf-8",
+    )
+    result = invoke(cli, "run", str(path), "q", "--emulator", "--session-db", db)
+    assert result.exit_code == 2
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert "unknown model 'gemni-2.5-flash': did you mean 'gemini-2.5-flash'?" in error
+    assert "--emulator" not in error

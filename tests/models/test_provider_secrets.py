@@ -152,3 +152,24 @@ async def test_secret_never_appears_in_span_attributes_or_events(
         assert SECRET not in repr(dict(span.attributes or {}))
         for event in span.events:
             assert SECRET not in repr(dict(event.attributes or {}))
+
+
+async def test_a_short_key_leaves_the_providers_message_whole(
+    provider: str, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    text = "tool_use ids were found without tool_result blocks"
+    emu = await emulate(["ok"], faults=[Fault.http(400, on=1, message=text)])
+    error = await call(make_llm(provider, emu, api_key="t"))
+    assert isinstance(error, ModelError)
+    assert text in str(error)
+    assert "***" not in str(error)
+
+
+async def test_the_token_holding_the_key_is_masked_whole(
+    provider: str, emulate: Emulate, make_llm: MakeLlm
+) -> None:
+    text = f"key {SECRET}. is revoked; so is x{SECRET}-old, tool_use ids aside"
+    emu = await emulate(["ok"], faults=[Fault.http(400, on=1, message=text)])
+    error = await call(make_llm(provider, emu))
+    assert isinstance(error, ModelError)
+    assert "key ***. is revoked; so is ***, tool_use ids aside" in str(error)

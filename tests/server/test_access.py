@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httpx
@@ -103,14 +104,44 @@ async def test_shared_state_is_accepted_when_the_server_allows_it():
     assert other["state"] == {"app:banner": "hi"}
 
 
-async def test_listing_every_users_sessions_without_an_operator_token_is_403(
-    client: httpx.AsyncClient,
-):
-    await client.post(BASE)
-    response = await client.get(f"/apps/{APP}/sessions")
+async def test_listing_every_users_sessions_with_the_user_token_only_is_403():
+    async with served(auth_token="user-token") as client:
+        user = {"authorization": "Bearer user-token"}
+        await client.post(BASE, headers=user)
+        response = await client.get(f"/apps/{APP}/sessions", headers=user)
+        apps = (await client.get("/apps", headers=user)).json()
+    assert apps["list_all_sessions"] is False
     assert response.status_code == 403
     assert response.json()["error"]["type"] == "operator_token_required"
     assert USER not in response.text
+
+
+async def test_a_loopback_client_of_a_server_without_tokens_lists_every_session(
+    client: httpx.AsyncClient,
+):
+    await client.post(BASE)
+    await client.post(f"/apps/{APP}/users/other/sessions")
+    response = await client.get(f"/apps/{APP}/sessions")
+    assert response.status_code == 200
+    assert sorted(s["user_id"] for s in response.json()) == ["other", USER]
+
+
+async def test_a_proxied_client_of_a_server_without_tokens_may_not_list_every_session(
+    client: httpx.AsyncClient,
+):
+    await client.post(BASE)
+    response = await client.get(f"/apps/{APP}/sessions", headers={"x-forwarded-for": "1.2.3.4"})
+    assert response.status_code == 403
+    assert USER not in response.text
+
+
+async def test_an_operator_token_alone_is_logged_as_leaving_the_routes_open(caplog):
+    caplog.set_level(logging.WARNING, logger="steadyflow.server")
+    async with served(operator_token="op-token") as client:
+        assert (await client.post(BASE)).status_code == 201  # open, as the warning says
+        assert (await client.get(f"/apps/{APP}/sessions")).status_code == 403
+    (warning,) = [r.getMessage() for r in caplog.records if "operator token" in r.getMessage()]
+    assert "every other route is open" in warning
 
 
 async def test_only_the_operator_token_lists_every_users_sessions():

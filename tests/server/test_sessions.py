@@ -19,7 +19,7 @@ async def test_health_answers_ok_with_the_version(client: httpx.AsyncClient):
 
 
 async def test_apps_lists_the_served_app(client: httpx.AsyncClient):
-    assert (await client.get("/apps")).json() == {"apps": [APP]}
+    assert (await client.get("/apps")).json() == {"apps": [APP], "list_all_sessions": True}
 
 
 async def test_create_answers_201_with_the_new_empty_session(client: httpx.AsyncClient):

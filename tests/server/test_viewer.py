@@ -170,10 +170,15 @@ async def test_sessions_conversation_timeline_and_a_streamed_chat(browser: Brows
 async def test_without_the_operator_token_the_viewer_lists_one_users_sessions(
     browser: BrowserContext,
 ):
-    app = create_app(build_agent(ScriptedLlm([ANSWER_812])), InMemorySessionService())
+    agent = build_agent(ScriptedLlm([ANSWER_812]))
+    app = create_app(agent, InMemorySessionService(), auth_token="user-token")
+    await browser.add_init_script("sessionStorage.setItem('steadyflow.token', 'user-token')")
+    token = {"authorization": "Bearer user-token"}
     async with running(app) as client:
-        mine = (await client.post(f"/apps/{APP}/users/{USER}/sessions")).json()["id"]
-        theirs = (await client.post(f"/apps/{APP}/users/someone-else/sessions")).json()["id"]
+        mine = (await client.post(f"/apps/{APP}/users/{USER}/sessions", headers=token)).json()["id"]
+        theirs = (
+            await client.post(f"/apps/{APP}/users/someone-else/sessions", headers=token)
+        ).json()["id"]
         page, _ = await open_page(browser, str(client.base_url))
         await page.locator("form.user-sessions input").fill(USER)
         await page.locator("form.user-sessions button").click()

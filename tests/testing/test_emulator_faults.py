@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import pytest
 
+from steadyflow.errors import ConfigurationError
 from steadyflow.testing.emulator import Fault, ProviderEmulator, Reply, parse_fault
 
 CHAT = {"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]}
@@ -171,3 +173,25 @@ def test_fault_arguments_are_validated() -> None:
         Fault.http(503, probability=1.5)
     with pytest.raises(ValueError, match="request numbers"):
         Fault.reset(on=0)
+
+
+async def test_faults_given_in_their_text_form_are_injected() -> None:
+    faults = ["429@1,retry_after=1", "503@2"]
+    async with ProviderEmulator(["x"], faults=faults) as emu, client(emu) as http:
+        responses = [await http.post("/chat/completions", json=CHAT) for _ in range(3)]
+    assert [r.status_code for r in responses] == [429, 503, 200]
+    assert float(responses[0].headers["retry-after"]) == 1.0
+    assert emu.faults.faults == [Fault.http(429, retry_after=1.0, on=1), Fault.http(503, on=2)]
+
+
+@pytest.mark.parametrize(
+    ("faults", "named"),
+    [
+        (["teapot@1"], "teapot"),
+        ("429@1", r"faults=\['429@1'\]"),
+        ([{"status": 429}], "a Fault or its text form"),
+    ],
+)
+def test_bad_faults_are_refused_when_the_emulator_is_made(faults: Any, named: str) -> None:
+    with pytest.raises(ConfigurationError, match=named):
+        ProviderEmulator(["x"], faults=faults)

@@ -141,8 +141,6 @@ class LlmAgent(BaseAgent):
             )
         if history is not None and not isinstance(history, HistoryPolicy):
             raise ValueError(f"history must be a HistoryPolicy or None, got {history!r}")
-        if not isinstance(model, str | BaseLlm):
-            raise ValueError(f"model must be a model name or a BaseLlm, got {model!r}")
         self.model = model
         self.instruction = instruction
         self.global_instruction = global_instruction
@@ -172,18 +170,32 @@ class LlmAgent(BaseAgent):
         self.on_tool_error_callbacks = normalize_callbacks(
             on_tool_error_callback, "on_tool_error_callback"
         )
+
+    @property
+    def model(self) -> str | BaseLlm:
+        """The model name or instance given; ``""`` means the nearest ancestor's.
+
+        Assigning it (``agent.model = OpenAI(...)`` or a name) switches the
+        agent to that model from its next model call on, as ``use_model`` does.
+        """
+        return self._model
+
+    @model.setter
+    def model(self, model: str | BaseLlm) -> None:
+        if not isinstance(model, str | BaseLlm):
+            raise ConfigurationError(
+                f"agent {self.name!r}: model must be a model name or a BaseLlm, got {model!r}"
+            )
+        self._model = model
         self._resolved_model: BaseLlm | None = model if isinstance(model, BaseLlm) else None
 
     def use_model(self, model: str | BaseLlm) -> None:
         """Switch to ``model`` (a name or an instance) from the next model call on.
 
-        The command line's ``--model`` uses it; a name is resolved lazily, as
-        in the constructor.
+        The same as assigning ``agent.model``; a name is resolved lazily, as in
+        the constructor.
         """
-        if not isinstance(model, str | BaseLlm):
-            raise ValueError(f"model must be a model name or a BaseLlm, got {model!r}")
         self.model = model
-        self._resolved_model = model if isinstance(model, BaseLlm) else None
 
     @property
     def canonical_model(self) -> BaseLlm:

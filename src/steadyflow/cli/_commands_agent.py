@@ -9,7 +9,21 @@ import typer
 
 from ..sessions import DEFAULT_SESSION_URL
 from ._app import app
-from ._options import AgentSpec, EmulatorFaults, NoCheck, SessionDb, UseEmulator
+from ._options import (
+    AgentSpec,
+    EmulatorFaults,
+    MaxCost,
+    MaxInputTokens,
+    MaxLlmCalls,
+    MaxOutputTokens,
+    MaxTotalTokens,
+    ModelName,
+    NoCheck,
+    RetryAttempts,
+    SessionDb,
+    Stream,
+    UseEmulator,
+)
 from ._store import DEFAULT_USER
 
 __all__: list[str] = []  # registers its commands on the app; exports none
@@ -24,19 +38,14 @@ def run(
             help="Answer this and exit; omit to chat.", metavar="QUERY", show_default=False
         ),
     ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            help="Model for every agent (gpt-4o-mini, openai/..., claude-..., gemini-...)."
-        ),
-    ] = None,
-    max_llm_calls: Annotated[
-        int, typer.Option(help="Provider attempts allowed per turn, retries included; <= 0: off.")
-    ] = 500,
-    retry_attempts: Annotated[
-        int, typer.Option(min=1, help="Attempts per model call (1: no retries).")
-    ] = 3,
-    stream: Annotated[bool, typer.Option(help="Stream answers as they are generated.")] = False,
+    model: ModelName = None,
+    max_llm_calls: MaxLlmCalls = None,
+    retry_attempts: RetryAttempts = None,
+    stream: Stream = None,
+    max_input_tokens: MaxInputTokens = None,
+    max_output_tokens: MaxOutputTokens = None,
+    max_total_tokens: MaxTotalTokens = None,
+    max_cost: MaxCost = None,
     session_db: SessionDb = DEFAULT_SESSION_URL,
     resume: Annotated[
         str | None, typer.Option(help="Continue this session instead of starting one.")
@@ -55,20 +64,26 @@ def run(
     """Talk to an agent, or answer QUERY and exit.
 
     Real providers read their API key from the environment (OPENAI_API_KEY,
-    ANTHROPIC_API_KEY, GEMINI_API_KEY) and their base URL from
-    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL; the keys
-    are checked before the first turn. --emulator needs none of them.
+    ANTHROPIC_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY) and their base URL
+    from OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL; the
+    keys are checked before the first turn. --emulator needs none of them.
+
+    A module-level run_config = RunConfig(...) in the agent file sets the
+    turns' defaults; each flag given overrides one of its fields. A tool call
+    that needs a person's confirmation is asked about in chat; after QUERY,
+    the command prints the `steadyflow confirm` line that answers it.
     """
     from ._run import RunOptions, run_command
+    from ._settings import RunFlags
 
+    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost)
+    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage)
     run_command(
         RunOptions(
             agent=agent,
             query=query,
             model=model,
-            max_llm_calls=max_llm_calls,
-            retry_attempts=retry_attempts,
-            stream=stream,
+            flags=flags,
             session_db=session_db,
             resume=resume,
             jsonl=jsonl,

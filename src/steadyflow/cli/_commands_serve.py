@@ -10,7 +10,7 @@ import typer
 
 from ..sessions import DEFAULT_SESSION_URL
 from ._app import app
-from ._options import AgentSpec, EmulatorFaults, NoCheck, SessionDb, UseEmulator
+from ._options import AgentSpec, EmulatorFaults, NoCheck, RetryAttempts, SessionDb, UseEmulator
 
 __all__: list[str] = []  # registers its commands on the app; exports none
 
@@ -82,18 +82,47 @@ def serve(
         int, typer.Option(help="The most max_llm_calls a request may ask for.")
     ] = 100,
     max_llm_calls: Annotated[
-        int, typer.Option(help="Provider attempts per turn when a request names none.")
-    ] = 25,
+        int | None,
+        typer.Option(
+            help="Provider attempts per turn when a request names none. Default: the agent "
+            "file's run_config (at most the limit), else 25.",
+            show_default=False,
+        ),
+    ] = None,
     retry_attempts_limit: Annotated[
         int, typer.Option(help="The most retry_max_attempts a request may ask for.")
     ] = 5,
-    retry_attempts: Annotated[
-        int, typer.Option(help="Attempts per model call when a request names none.")
-    ] = 3,
+    retry_attempts: RetryAttempts = None,
+    max_cost_per_invocation: Annotated[
+        str | None,
+        typer.Option(
+            metavar="USD",
+            help="The most a turn may spend, in US dollars; a request may ask for less.",
+            show_default=False,
+        ),
+    ] = None,
+    max_tokens_per_invocation: Annotated[
+        int | None,
+        typer.Option(help="The most input plus output tokens of a turn.", show_default=False),
+    ] = None,
+    max_input_tokens_per_invocation: Annotated[
+        int | None, typer.Option(help="The most input tokens of a turn.", show_default=False)
+    ] = None,
+    max_output_tokens_per_invocation: Annotated[
+        int | None, typer.Option(help="The most output tokens of a turn.", show_default=False)
+    ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn's log level.")] = "info",
     allowed_host: AllowedHosts = None,
     allowed_origin: AllowedOrigins = None,
     operator_token: OperatorToken = None,
+    open_routes: Annotated[
+        bool,
+        typer.Option(
+            "--open-routes",
+            help="Serve with --operator-token but no --auth-token: every route but the "
+            "listing of all sessions is open.",
+        ),
+    ] = False,
     allow_shared_state: AllowSharedState = False,
     emulator: UseEmulator = False,
     emulator_fault: EmulatorFaults = None,
@@ -110,7 +139,13 @@ def serve(
     task_queue: TaskQueue = "steadyflow",
     namespace: Namespace = "default",
 ) -> None:
-    """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /."""
+    """Serve AGENT over HTTP (sessions, /run, /run_sse, OpenAPI) with the trace viewer at /.
+
+    A module-level run_config = RunConfig(...) in the agent file gives the
+    turns their defaults (budget, retries, usage and spend limits, prices);
+    the flags override them, and the --max-*-per-invocation ceilings bound
+    what a request may ask for.
+    """
     from ._serve import ServeOptions, serve_command
 
     serve_command(
@@ -127,6 +162,11 @@ def serve(
             retry_attempts_limit=retry_attempts_limit,
             retry_attempts=retry_attempts,
             log_level=log_level,
+            max_cost_per_invocation=max_cost_per_invocation,
+            max_tokens_per_invocation=max_tokens_per_invocation,
+            max_input_tokens_per_invocation=max_input_tokens_per_invocation,
+            max_output_tokens_per_invocation=max_output_tokens_per_invocation,
+            open_routes=open_routes,
             allowed_hosts=tuple(allowed_host or ()),
             allowed_origins=tuple(allowed_origin or ()),
             operator_token=operator_token,
@@ -152,9 +192,7 @@ def worker(
     app_name: Annotated[
         str | None, typer.Option("--app", help="The app's name (default: the agent's).")
     ] = None,
-    retry_attempts: Annotated[
-        int, typer.Option(help="Attempts per model call (steadyflow's retry policy).")
-    ] = 3,
+    retry_attempts: RetryAttempts = None,
     heartbeat_timeout: Annotated[
         float, typer.Option(help="Seconds of silence after which a worker counts as lost.")
     ] = 10.0,

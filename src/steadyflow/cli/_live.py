@@ -26,7 +26,7 @@ from ..models.fallback import FallbackLlm
 from ..models.llm_request import LlmRequest
 from ..models.llm_response import LlmResponse
 from ._console import is_plain
-from ._timeline import duration
+from ._timeline import clip_words, duration
 
 __all__ = ["LiveReporter", "ObservedLlm", "observe_models"]
 
@@ -63,7 +63,7 @@ class LiveReporter:
         status = getattr(error, "status_code", None)
         what = f"{status} {type(error).__name__}" if status else type(error).__name__
         if isinstance(error, ModelError) and not status:
-            what += f" ({' '.join(str(error).split())[:80]})"
+            what += f" ({clip_words(str(error), 80)})"
         if hint is not None:
             what += f", Retry-After {hint:g} s"
         self._hint = hint

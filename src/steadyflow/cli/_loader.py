@@ -5,6 +5,11 @@ names another attribute); ``package.module:attr`` (or ``package.module``,
 meaning ``:root_agent``) is imported from ``sys.path`` and the current
 folder. A file's own folder is put on ``sys.path`` first, so an agent file
 can import its neighbours.
+
+The module may also carry its run settings: a module-level
+``run_config = RunConfig(...)`` is what ``run``, ``serve``, ``resume``,
+``confirm`` and ``worker`` start from, each flag given on the command line
+overriding its field (``load_agent_file``).
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from ..agents.base_agent import BaseAgent
 from ..errors import ModelNotFoundError
 from ..models.base import BaseLlm
 from ..models.registry import LlmRegistry
+from ..run_config import RunConfig
 from ._check import llm_agents, unknown_model
 from ._errors import CliError
 
-__all__ = ["ROOT_AGENT", "load_agent", "override_model"]
+__all__ = ["ROOT_AGENT", "RUN_CONFIG", "load_agent", "load_agent_file", "override_model"]
 
 ROOT_AGENT = "root_agent"
+RUN_CONFIG = "run_config"
 _HINT = "pass a .py file that defines root_agent, or package.module:attr"
 
 
@@ -77,11 +84,17 @@ def _import_module(name: str) -> ModuleType:
 
 
 def load_agent(spec: str) -> BaseAgent:
-    """The agent ``spec`` names.
+    """The agent ``spec`` names (see ``load_agent_file``)."""
+    return load_agent_file(spec)[0]
+
+
+def load_agent_file(spec: str) -> tuple[BaseAgent, RunConfig | None]:
+    """The agent ``spec`` names, and its module's ``run_config`` if it defines one.
 
     Raises:
         CliError: the file or module is missing, fails to import, or has no
-            such attribute, or the attribute is not an agent.
+            such attribute, or the attribute is not an agent, or
+            ``run_config`` is not a ``RunConfig``.
     """
     if not spec.strip():
         raise CliError(f"no agent given; {_HINT}")
@@ -95,7 +108,13 @@ def load_agent(spec: str) -> BaseAgent:
         raise CliError(
             f"{where}:{attr} is a {type(agent).__name__}, not an agent; make it an LlmAgent"
         )
-    return agent
+    settings = getattr(module, RUN_CONFIG, None)
+    if settings is not None and not isinstance(settings, RunConfig):
+        raise CliError(
+            f"{where}:{RUN_CONFIG} is a {type(settings).__name__}, not a RunConfig; "
+            f"write `{RUN_CONFIG} = RunConfig(...)` or rename it"
+        )
+    return agent, settings
 
 
 def override_model(root: BaseAgent, name: str) -> BaseLlm:

@@ -13,9 +13,17 @@ __all__ = [
     "AppName",
     "AsJson",
     "EmulatorFaults",
+    "MaxCost",
+    "MaxInputTokens",
+    "MaxLlmCalls",
+    "MaxOutputTokens",
+    "MaxTotalTokens",
+    "ModelName",
     "NoCheck",
+    "RetryAttempts",
     "SessionDb",
     "SessionId",
+    "Stream",
     "UseEmulator",
     "UserName",
 ]
@@ -48,6 +56,14 @@ AgentSpec = Annotated[
         show_default=False,
     ),
 ]
+ModelName = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="Model for every agent (gpt-4o-mini, openai/..., claude-..., gemini-...).",
+        show_default=False,
+    ),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 UseEmulator = Annotated[
     bool,
@@ -69,5 +85,56 @@ NoCheck = Annotated[
     bool,
     typer.Option(
         "--no-check", help="Do not check at start that every model has its API key and SDK."
+    ),
+]
+
+# The run settings: None means "not given", so the agent file's run_config
+# (or the command's default) stands. Tool-call limits (issue 32) join these
+# once RunConfig carries them.
+MaxLlmCalls = Annotated[
+    int | None,
+    typer.Option(
+        help="Provider attempts allowed per turn, retries included; <= 0: off. "
+        "Default: the agent file's run_config, else 500.",
+        show_default=False,
+    ),
+]
+RetryAttempts = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Attempts per model call (1: no retries). Default: the agent file's "
+        "run_config, else 3.",
+        show_default=False,
+    ),
+]
+Stream = Annotated[
+    bool | None,
+    typer.Option(
+        "--stream/--no-stream",
+        help="Stream answers as they are generated. Default: the agent file's run_config, "
+        "else off.",
+        show_default=False,
+    ),
+]
+MaxInputTokens = Annotated[
+    int | None,
+    typer.Option(min=0, help="Input tokens the turn may use in all.", show_default=False),
+]
+MaxOutputTokens = Annotated[
+    int | None,
+    typer.Option(min=0, help="Output tokens the turn may use in all.", show_default=False),
+]
+MaxTotalTokens = Annotated[
+    int | None,
+    typer.Option(min=0, help="Input plus output tokens the turn may use.", show_default=False),
+]
+MaxCost = Annotated[
+    str | None,
+    typer.Option(
+        metavar="USD",
+        help="US dollars the turn may spend (needs a price for every model: steadyflow[cost] "
+        "or the agent file's run_config prices).",
+        show_default=False,
     ),
 ]

@@ -2,8 +2,12 @@
 
 Sessions are stored in the session database (``--session-db``), under the
 app named after the root agent (``--app``) and the user ``user``
-(``--user``); ``--resume ID`` continues one. Retries are on (3 attempts) and
-every attempt counts against ``--max-llm-calls``; progress is shown live.
+(``--user``); ``--resume ID`` continues one. The turns run with the agent
+file's ``run_config`` if it has one, else with retries on (3 attempts) and
+a budget of 500 attempts; each flag given overrides its field (``_settings``).
+Progress is shown live. A turn that waits for a person's confirmation asks
+in chat mode and prints the ``steadyflow confirm`` command in one-shot mode
+(``_confirm``).
 """
 
 from __future__ import annotations
@@ -11,21 +15,23 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from ..agents.base_agent import BaseAgent
-from ..errors import ConfigurationError
-from ..retry._config import RetryConfig
-from ..run_config import RunConfig, StreamingMode
+from rich.console import Console
+
+from ..run_config import RunConfig
 from ..runner import Runner
 from ..sessions import BaseSessionService
-from ..trace_record import InvocationTrace
-from ._check import check_models
+from ..tools import ConfirmationRequest
+from ..types import Content
+from ._confirm import answer_commands, ask, show_waiting
 from ._console import make_console
 from ._emulator import provider_emulator
-from ._errors import FAILED, CliError, user_errors
-from ._live import LiveReporter, observe_models
-from ._loader import load_agent, override_model
+from ._errors import CliError
+from ._live import LiveReporter
+from ._next import activation
 from ._render import EventPrinter
+from ._settings import RunFlags, run_config_for
 from ._store import find_session, open_store, shown_url
+from ._turn import play_turn, prepare_agent
 
 __all__ = ["RunOptions", "run_command"]
 
@@ -39,9 +45,7 @@ class RunOptions:
     agent: str
     query: str | None
     model: str | None
-    max_llm_calls: int
-    retry_attempts: int
-    stream: bool
+    flags: RunFlags
     session_db: str
     resume: str | None
     jsonl: bool
@@ -58,40 +62,58 @@ def run_command(options: RunOptions) -> None:
         asyncio.run(_run(options))
 
 
-def _prepare(options: RunOptions, reporter: LiveReporter | None) -> tuple[BaseAgent, RunConfig]:
-    root = load_agent(options.agent)
-    if options.model:
-        override_model(root, options.model)
-    if options.check:
-        check_models(root)
-    try:
-        with user_errors():
-            config = RunConfig(
-                max_llm_calls=options.max_llm_calls,
-                streaming_mode=StreamingMode.SSE if options.stream else StreamingMode.NONE,
-                retry_config=RetryConfig(max_attempts=options.retry_attempts),
-            )
-            if reporter is not None:
-                observe_models(root, reporter)
-    except ImportError as error:
-        raise CliError(str(error)) from error
-    return root, config
+@dataclass(frozen=True)
+class _Chat:
+    """What every turn of one ``run`` shares."""
+
+    runner: Runner
+    session_id: str
+    options: RunOptions
+    config: RunConfig
+    printer: EventPrinter
+
+    async def turn(self, message: str | Content) -> list[ConfirmationRequest]:
+        events = self.runner.run_async(
+            user_id=self.options.user,
+            session_id=self.session_id,
+            new_message=message,
+            run_config=self.config,
+        )
+        user, session_id = self.options.user, self.session_id
+        outcome = await play_turn(self.runner, user, session_id, events, self.printer)
+        return outcome.requests
 
 
 async def _run(options: RunOptions) -> None:
     console = make_console(stderr=options.jsonl)
     reporter = None if options.jsonl else LiveReporter(console)
-    root, config = _prepare(options, reporter)
+    root, settings = prepare_agent(
+        options.agent,
+        model=options.model,
+        check=options.check,
+        emulator=options.emulator,
+        reporter=reporter,
+    )
+    config = run_config_for(settings, options.flags)
     async with open_store(options.session_db) as service:
         runner = Runner(app_name=options.app or root.name, agent=root, session_service=service)
         session_id = await _session_id(runner, service, options)
         printer = EventPrinter(console, jsonl=options.jsonl, reporter=reporter)
+        chat = _Chat(runner, session_id, options, config, printer)
         if options.query is not None:
-            await _turn(runner, session_id, options, config, printer, options.query)
+            requests = await chat.turn(options.query)
+            if requests:
+                show_waiting(console, requests, _answer_commands(options, session_id))
         else:
-            await _interactive(runner, session_id, options, config, printer)
+            await _interactive(chat)
         if options.jsonl:
             console.print(f"session {session_id} in {shown_url(options.session_db)}")
+
+
+def _answer_commands(options: RunOptions, session_id: str) -> tuple[str, str] | None:
+    command = activation()[1]
+    url = options.session_db
+    return answer_commands(command, options.agent, session_id, url, emulator=options.emulator)
 
 
 async def _session_id(runner: Runner, service: BaseSessionService, options: RunOptions) -> str:
@@ -103,11 +125,9 @@ async def _session_id(runner: Runner, service: BaseSessionService, options: RunO
     return session.id
 
 
-async def _interactive(
-    runner: Runner, session_id: str, options: RunOptions, config: RunConfig, printer: EventPrinter
-) -> None:
-    console = printer.console
-    console.print(f"[dim]session {session_id} · type exit or press Ctrl-D to leave[/]")
+async def _interactive(chat: _Chat) -> None:
+    console = chat.printer.console
+    console.print(f"[dim]session {chat.session_id} · type exit or press Ctrl-D to leave[/]")
     while True:
         try:
             line = console.input("[bold]you>[/] ")
@@ -119,44 +139,21 @@ async def _interactive(
         if not line.strip():
             continue
         try:
-            await _turn(runner, session_id, options, config, printer, line)
+            requests = await chat.turn(line)
+            if requests and not await _confirm_in_chat(chat, console, requests):
+                return
         except CliError as error:
             console.print(f"[red]error:[/] {error}")
 
 
-async def _turn(
-    runner: Runner,
-    session_id: str,
-    options: RunOptions,
-    config: RunConfig,
-    printer: EventPrinter,
-    message: str,
-) -> None:
-    failure: Exception | None = None
-    reporter = printer.reporter
-    try:
-        events = runner.run_async(
-            user_id=options.user, session_id=session_id, new_message=message, run_config=config
-        )
-        if reporter is None:
-            async for event in events:
-                printer.show(event)
-        else:
-            with reporter.retry_logs():
-                async for event in events:
-                    printer.show(event)
-    except Exception as error:
-        failure = error
-    printer.summary(await _last_trace(runner, session_id, options.user), session_id)
-    if failure is not None:
-        code = 2 if isinstance(failure, ConfigurationError) else FAILED
-        text = " ".join(str(failure).split())
-        raise CliError(f"the turn failed: {type(failure).__name__}: {text}", code) from failure
-
-
-async def _last_trace(runner: Runner, session_id: str, user: str) -> InvocationTrace | None:
-    records = await runner.session_service.list_invocations(
-        app_name=runner.app_name, user_id=user, session_id=session_id
-    )
-    traces = [r.trace for r in records if r.trace is not None]
-    return traces[-1] if traces else None
+async def _confirm_in_chat(
+    chat: _Chat, console: Console, requests: list[ConfirmationRequest]
+) -> bool:
+    """Ask until the turn waits no more; False when the person left (Ctrl-D)."""
+    while requests:
+        answer = ask(console, requests)
+        if answer is None:
+            show_waiting(console, [], _answer_commands(chat.options, chat.session_id))
+            return False
+        requests = await chat.turn(answer)
+    return True

@@ -3,7 +3,13 @@
 One row per step, attempt, wait and tool call, each with its start, its
 duration and a bar placed on a shared time axis, so a retry storm or a slow
 tool is visible at a glance; then one summary line (attempts, retries, time
-spent waiting, tokens, budget in attempts). Used by ``steadyflow trace`` and the demo.
+spent waiting, tokens, budget in attempts). Used by ``steadyflow trace``,
+the summary after each turn of ``run``, and the demo.
+
+A tool call that asked a person (``short_circuit == "confirmation"``) ends
+its step; the time until the next step started is the person's, drawn as
+a row of its own and counted apart from the retry waits. With no next step
+the invocation is still waiting, and the summary says so.
 """
 
 from __future__ import annotations
@@ -19,7 +25,16 @@ from ..trace_record import AttemptTrace, InvocationTrace, StepTrace, ToolTrace
 from ..usage.prices import usd
 from ._console import is_plain, uses_unicode
 
-__all__ = ["count", "duration", "model_calls", "render_timeline", "summary_line", "waited"]
+__all__ = [
+    "clip_words",
+    "count",
+    "duration",
+    "model_calls",
+    "person_waits",
+    "render_timeline",
+    "summary_line",
+    "waited",
+]
 
 _BAR_WIDTH = 32
 
@@ -36,6 +51,17 @@ class _Row:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``1 step``, ``2 steps``: ``n`` with ``noun`` in the right number."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def clip_words(text: str, limit: int) -> str:
+    """``text`` on one line, cut at the first word end from ``limit`` characters on.
+
+    A word is never cut: the one that crosses ``limit`` (often a URL, the
+    part worth reading) is shown whole, and ``…`` marks what was left out.
+    """
+    text = " ".join(text.split())
+    end = text.find(" ", limit)
+    return text if len(text) <= limit or end < 0 else text[:end] + " …"
 
 
 def model_calls(trace: InvocationTrace) -> int:
@@ -59,6 +85,24 @@ def waited(trace: InvocationTrace) -> float:
         for before, after in zip(step.attempts, step.attempts[1:], strict=False):
             total += max(0.0, after.start - (before.end if before.end is not None else after.start))
     return total
+
+
+def person_waits(trace: InvocationTrace) -> list[tuple[float, float | None]]:
+    """Each wait for a person's answer: its start and seconds (None: still waiting)."""
+    waits: list[tuple[float, float | None]] = []
+    for index, step in enumerate(trace.steps):
+        asked = any(tool.short_circuit == "confirmation" for tool in step.tools)
+        if not asked or step.end is None:
+            continue
+        later = trace.steps[index + 1 :]
+        waits.append((step.end, max(0.0, later[0].start - step.end) if later else None))
+    return waits
+
+
+def _person_row(start: float, seconds: float | None) -> _Row:
+    if seconds is None:
+        return _Row("  person", start, None, "wait", "waiting for a person's answer")
+    return _Row("  person", start, seconds, "wait", f"a person answered after {duration(seconds)}")
 
 
 def _attempt_detail(attempt: AttemptTrace, step: StepTrace, last: bool) -> str:
@@ -86,7 +130,9 @@ def _attempt_detail(attempt: AttemptTrace, step: StepTrace, last: bool) -> str:
 
 def _tool_row(tool: ToolTrace) -> _Row:
     detail = tool.status if tool.error_type is None else f"{tool.status} · {tool.error_type}"
-    if tool.short_circuit:
+    if tool.short_circuit == "confirmation":
+        detail = "asked a person to confirm"
+    elif tool.short_circuit:
         detail = f"answered by {tool.short_circuit}"
     seconds = None if tool.end is None else tool.end - tool.start
     where = f" ({tool.server})" if tool.server else ""
@@ -124,6 +170,16 @@ def _step_rows(step: StepTrace) -> list[_Row]:
     return rows
 
 
+def _rows(trace: InvocationTrace) -> list[_Row]:
+    waits = dict(person_waits(trace))
+    rows: list[_Row] = []
+    for step in trace.steps:
+        rows.extend(_step_rows(step))
+        if step.end is not None and step.end in waits:
+            rows.append(_person_row(step.end, waits[step.end]))
+    return rows
+
+
 _GLYPHS = {
     True: {"ok": "█", "error": "█", "wait": "░", "tool": "▒", "step": "─"},
     False: {"ok": "#", "error": "x", "wait": ".", "tool": "=", "step": "-"},
@@ -149,15 +205,21 @@ def summary_line(trace: InvocationTrace) -> str:
         else "no budget"
     )
     status = trace.status if trace.error_type is None else f"{trace.status} ({trace.error_type})"
+    waits = person_waits(trace)
+    ending = f"{status} in {duration(trace.duration)}"
+    if waits and waits[-1][1] is None:
+        ending = f"waiting for a person (after {duration(trace.duration)})"
+    person = sum(seconds or 0.0 for _, seconds in waits)
     retries = count(trace.retries, "retry", "retries")
     parts = [
         count(len(trace.steps), "step"),
         f"{count(trace.attempts, 'attempt')} ({retries}, waited {waited(trace):.2f} s)",
         count(tools, "tool call"),
+        *([f"a person took {duration(person)}"] if person else []),
         f"{trace.input_tokens} in / {trace.output_tokens} out tokens",
         *([] if trace.cost is None else [usd(trace.cost)]),
         budget,
-        f"{status} in {duration(trace.duration)}",
+        ending,
     ]
     return " · ".join(parts)
 
@@ -176,11 +238,10 @@ def render_timeline(console: Console, trace: InvocationTrace) -> RenderableType:
     table.add_column("timeline", no_wrap=True, min_width=_BAR_WIDTH)
     table.add_column("detail")
     total = trace.duration or 0.0
-    for step in trace.steps:
-        for row in _step_rows(step):
-            start = "" if row.start is None else f"{row.start:.3f}"
-            label = Text(row.label, style="bold" if row.kind == "step" else "")
-            bar = _bar(row, total, unicode)
-            table.add_row(label, start, duration(row.seconds), bar, row.detail)
+    for row in _rows(trace):
+        start = "" if row.start is None else f"{row.start:.3f}"
+        label = Text(row.label, style="bold" if row.kind == "step" else "")
+        bar = _bar(row, total, unicode)
+        table.add_row(label, start, duration(row.seconds), bar, row.detail)
     header = Text(f"invocation {trace.invocation_id}") if plain else Text("")
     return Group(header, table, Text(summary_line(trace), style="bold"))

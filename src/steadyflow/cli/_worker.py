@@ -5,7 +5,8 @@ fleet's shared PostgreSQL), connects to Temporal and runs invocations from
 the task queue until SIGINT or SIGTERM, when it stops taking work and lets
 the running activities finish (a SIGKILL loses them: Temporal gives them to
 another worker after the heartbeat timeout). Every worker of a fleet runs
-the same agent, app name and store.
+the same agent, app name and store. The turns run with the agent file's
+``run_config`` (``--retry-attempts`` overriding its retry attempts).
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from rich.markup import escape
 
 from .._redact import redact_url
 from ..errors import ConfigurationError
-from ..retry import RetryConfig
-from ..run_config import RunConfig
 from ._console import make_console
 from ._errors import CliError
-from ._loader import load_agent
+from ._loader import load_agent_file
+from ._settings import RunFlags, run_config_for
 from ._store import open_store
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class WorkerOptions:
     namespace: str
     session_db: str
     app: str | None
-    retry_attempts: int
+    retry_attempts: int | None
     heartbeat_timeout: float
     max_concurrent_activities: int
 
@@ -67,10 +67,11 @@ async def worker_command(options: WorkerOptions) -> None:
         from ..durable import temporal
     except ImportError as error:
         raise CliError(f"{error}") from None
-    if options.retry_attempts < 1:
+    if options.retry_attempts is not None and options.retry_attempts < 1:
         raise CliError(f"--retry-attempts must be >= 1, got {options.retry_attempts}")
     settings = _settings(options)
-    root = load_agent(options.agent)
+    root, file_config = load_agent_file(options.agent)
+    run_config = run_config_for(file_config, RunFlags(retry_attempts=options.retry_attempts))
     app_name = options.app or root.name
     try:
         client = await temporal.connect(options.temporal_address, namespace=options.namespace)
@@ -83,7 +84,7 @@ async def worker_command(options: WorkerOptions) -> None:
             app_name=app_name,
             agent=root,
             session_service=service,
-            run_config=RunConfig(retry_config=RetryConfig(max_attempts=options.retry_attempts)),
+            run_config=run_config,
             settings=settings,
             max_concurrent_activities=options.max_concurrent_activities,
         )

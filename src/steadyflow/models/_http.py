@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sys
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping
@@ -107,21 +108,39 @@ def read_api_key(explicit: str | None, env_names: tuple[str, ...], adapter: str,
     )
 
 
+MIN_SECRET_LENGTH = 8
+"""Keys shorter than this are not masked: no provider issues one, and masking a
+one-letter test key would turn every ``t`` of a message into ``***``."""
+
+
+def _secret_pattern(secret: str | None) -> re.Pattern[str] | None:
+    """``secret`` with the rest of the token it stands in (word characters and ``-``)."""
+    if not secret or len(secret) < MIN_SECRET_LENGTH:
+        return None
+    return re.compile(rf"[\w-]*{re.escape(secret)}[\w-]*")
+
+
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
-    if not secret or secret not in text:
+    """``text`` with every token holding ``secret`` replaced, whole, by ``***``.
+
+    The whole token goes (``x-KEY-old`` becomes ``***``, never ``x-***-old``),
+    so what is left reads as words, and only keys of at least
+    ``MIN_SECRET_LENGTH`` characters are masked, so a message about
+    ``tool_use ids`` stays readable whatever the key.
+    """
+    pattern = _secret_pattern(secret)
+    if pattern is None or secret is None or secret not in text:
         return text
-    return text.replace(secret, "***")
+    return pattern.sub("***", text)
 
 
 def scrub_exception(error: BaseException, secret: str | None) -> None:
     """Remove ``secret`` from the string arguments of ``error`` (in place)."""
-    if not secret:
+    if _secret_pattern(secret) is None:
         return
-    if any(isinstance(a, str) and secret in a for a in error.args):
-        error.args = tuple(redact(a, secret) if isinstance(a, str) else a for a in error.args)
+    error.args = tuple(redact(a, secret) if isinstance(a, str) else a for a in error.args)
     message = getattr(error, "message", None)
-    if isinstance(message, str) and secret in message:
+    if isinstance(message, str):
         error.message = redact(message, secret)  # type: ignore[attr-defined]
 
 

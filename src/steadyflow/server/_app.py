@@ -155,6 +155,10 @@ def create_app(
         operator_token: the token that may list every user's sessions
             (``GET /apps/{app}/sessions``; refused with 403 without it); it
             must differ from ``auth_token`` and is accepted wherever that is.
+            Without ``auth_token`` it guards that listing only (a warning is
+            logged). A server with neither token lets a loopback client
+            (no ``X-Forwarded-For``: not through a proxy) list every
+            session, so the viewer on one's own machine shows them all.
         allow_shared_state: let ``POST .../sessions`` set ``app:`` and
             ``user:`` state keys (shared beyond the new session; 422 otherwise).
         resume_expired: at start-up, resume in the background every
@@ -175,6 +179,11 @@ def create_app(
     not modified.
     """
     tokens = _tokens(auth_token, operator_token)
+    if operator_token is not None and auth_token is None:
+        logger.warning(
+            "an operator token but no auth token: only the listing of every user's sessions "
+            "is guarded; every other route is open to anyone who reaches the server"
+        )
     limits = limits or ServerLimits()
     name = _checked_name(app_name or agent.name)
     turns = TurnRegistry()
@@ -205,6 +214,7 @@ def create_app(
         spec,
         operator=operator,
         allow_shared_state=allow_shared_state,
+        open_locally=auth_token is None and operator_token is None,
     )
 
     @asynccontextmanager

@@ -1,22 +1,32 @@
 """``ServerLimits``: what the operator allows, and each request's ``RunConfig`` within it.
 
-A request may choose its call budget, streaming mode and retry attempts;
-the operator sets the ceilings once at start-up. Values outside them are
-refused with a 422 naming the field, never silently clamped: a client that
-asked for 500 calls should learn it gets at most 50.
+A request may choose its call budget, streaming mode, retry attempts and
+usage limits (tokens, cost); the operator sets the ceilings once at
+start-up. Values outside them are refused with a 422 naming the field,
+never silently clamped: a client that asked for 500 calls should learn it
+gets at most 50. A usage limit a request leaves out is the server's default
+(``default_usage``, e.g. from the agent file's ``run_config``), else the
+ceiling, so with a ceiling set no invocation runs without that limit. Spend
+limits and prices are the operator's alone and apply to every turn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .._response_cap import DEFAULT_MAX_RESPONSE_BYTES
 from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
+from ..usage import ModelPrice, SpendLimit, UsageLimits
+from ..usage.limits import to_money
 from ._errors import ApiError, FieldError
-from ._schemas import RunOptions
+from ._schemas import RunOptions, UsageLimitOptions
 
 __all__ = ["ServerLimits"]
+
+_USAGE_FIELDS = ("max_input_tokens", "max_output_tokens", "max_total_tokens", "max_cost")
 
 
 def _positive(name: str, value: object) -> int:
@@ -41,6 +51,14 @@ class ServerLimits:
             a keep-alive comment (proxies drop idle streams).
         max_response_bytes: the largest model response a turn may receive
             (``Runner(max_response_bytes=)``; past it the turn fails with 502).
+        max_usage: per-invocation ceilings on tokens and cost
+            (``serve --max-cost-per-invocation`` and its siblings): a request
+            may ask for less, never more.
+        default_usage: the usage limits of a request that names none (each
+            at most its ceiling); a limit set in neither is the ceiling.
+        spend_limits: caps on what a session, a user or the app spends over
+            a window, applied to every turn (``RunConfig.spend_limits``).
+        prices: model prices for cost limits (``RunConfig.prices``).
     """
 
     max_llm_calls: int = 100
@@ -50,6 +68,10 @@ class ServerLimits:
     max_body_bytes: int = 1_048_576
     sse_ping_interval: float = 15.0
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_usage: UsageLimits | None = None
+    default_usage: UsageLimits | None = None
+    spend_limits: Sequence[SpendLimit] = ()
+    prices: Mapping[str, ModelPrice] | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_llm_calls", "default_max_llm_calls", "max_retry_attempts"):
@@ -68,14 +90,68 @@ class ServerLimits:
                 f"ServerLimits.retry_config.max_attempts ({self.retry_config.max_attempts}) "
                 f"must be <= ServerLimits.max_retry_attempts ({self.max_retry_attempts})"
             )
+        self._check_usage()
         interval = self.sse_ping_interval
         if isinstance(interval, bool) or not isinstance(interval, int | float) or interval <= 0:
             raise ValueError(
                 f"ServerLimits.sse_ping_interval must be > 0 seconds, got {interval!r}"
             )
 
-    def run_config(self, options: RunOptions | None, default_mode: StreamingMode) -> RunConfig:
-        """The ``RunConfig`` for one request.
+    def _check_usage(self) -> None:
+        for name in ("max_usage", "default_usage"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, UsageLimits):
+                raise ValueError(f"ServerLimits.{name} must be a UsageLimits, got {value!r}")
+        # RunConfig checks the spend limits and prices the way every turn will meet them.
+        checked = RunConfig(spend_limits=self.spend_limits, prices=self.prices)
+        object.__setattr__(self, "spend_limits", checked.spend_limits)
+        if self.default_usage is None or self.max_usage is None:
+            return
+        for name in _USAGE_FIELDS:
+            value, ceiling = getattr(self.default_usage, name), getattr(self.max_usage, name)
+            if value is not None and ceiling is not None and value > ceiling:
+                raise ValueError(
+                    f"ServerLimits.default_usage.{name} ({value}) must be <= "
+                    f"ServerLimits.max_usage.{name} ({ceiling})"
+                )
+
+    def usage_limits(
+        self, asked: UsageLimitOptions | None, started_with: UsageLimits | None = None
+    ) -> tuple[UsageLimits | None, list[FieldError]]:
+        """The usage limits of one request, and the fields above the ceilings.
+
+        ``started_with``: the limits a resumed invocation started with, used
+        (within today's ceilings) where the request names none.
+        """
+        errors: list[FieldError] = []
+        chosen: dict[str, Any] = {}
+        fallback = started_with or self.default_usage
+        for name in _USAGE_FIELDS:
+            ceiling = None if self.max_usage is None else getattr(self.max_usage, name)
+            value = None if asked is None else getattr(asked, name)
+            if value is not None:
+                value = (
+                    to_money("run_config.usage_limits", name, value)
+                    if name == "max_cost"
+                    else value
+                )
+                if ceiling is not None and value > ceiling:
+                    errors.append(_ceiling(name, value, ceiling))
+            else:
+                value = None if fallback is None else getattr(fallback, name)
+                if value is None or (ceiling is not None and value > ceiling):
+                    value = ceiling
+            chosen[name] = value
+        limits = UsageLimits(**chosen)
+        return (None if limits.is_empty else limits), errors
+
+    def run_config(
+        self,
+        options: RunOptions | None,
+        default_mode: StreamingMode,
+        started_with: UsageLimits | None = None,
+    ) -> RunConfig:
+        """The ``RunConfig`` for one request (``started_with``: see ``usage_limits``).
 
         Raises:
             ApiError: 422 naming each field outside the operator's limits.
@@ -92,6 +168,8 @@ class ServerLimits:
             attempts = self.retry_config.max_attempts
         elif not 1 <= attempts <= self.max_retry_attempts:
             errors.append(_range("retry_max_attempts", attempts, self.max_retry_attempts))
+        usage, usage_errors = self.usage_limits(options.usage_limits, started_with)
+        errors.extend(usage_errors)
         if errors:
             raise ApiError.invalid(errors)
         mode = default_mode if options.streaming_mode is None else options.streaming_mode
@@ -101,6 +179,9 @@ class ServerLimits:
             streaming_mode=StreamingMode(mode),
             retry_config=retry,
             on_pending_confirmation=options.on_pending_confirmation or "supersede",
+            usage_limits=usage,
+            spend_limits=self.spend_limits,
+            prices=self.prices,
         )
 
 
@@ -108,4 +189,11 @@ def _range(name: str, value: int, ceiling: int) -> FieldError:
     return FieldError(
         f"run_config.{name}",
         f"must be between 1 and {ceiling} (the server's limit), got {value}",
+    )
+
+
+def _ceiling(name: str, value: object, ceiling: object) -> FieldError:
+    return FieldError(
+        f"run_config.usage_limits.{name}",
+        f"must be at most {ceiling} (the server's limit), got {value}",
     )

@@ -265,8 +265,14 @@ def _paths(app_name: str) -> dict[str, Any]:
     app = _param("app", {"type": "string", "enum": [app_name]})
     apps = {
         "type": "object",
-        "required": ["apps"],
-        "properties": {"apps": {"type": "array", "items": TEXT}},
+        "required": ["apps", "list_all_sessions"],
+        "properties": {
+            "apps": {"type": "array", "items": TEXT},
+            "list_all_sessions": {
+                "type": "boolean",
+                "description": "Whether this caller may list every user's sessions.",
+            },
+        },
     }
     turn_body = {"required": True, **_json(_ref("RunRequest"))}
     result = _ok("The turn's events; `error` says why a failed turn ended.", _ref("RunResult"))

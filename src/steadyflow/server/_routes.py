@@ -36,6 +36,7 @@ from ..sessions._overview import overview
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.state import APP_PREFIX, USER_PREFIX
 from ..types import Content
+from ..usage._meter import UsageMeter
 from ._auth import TokenDigest
 from ._errors import ApiError, FieldError
 from ._limits import ServerLimits
@@ -92,6 +93,9 @@ def _refuse_shared_keys(state: dict[str, Any]) -> None:
         raise ApiError.invalid([FieldError(f"state.{key}", message) for key in shared])
 
 
+_LOOPBACK = ("127.0.0.1", "::1")
+
+
 def _not_found(app: str, user: str, session_id: str) -> ApiError:
     message = f"session {session_id!r} not found for app {app!r}, user {user!r}"
     return ApiError(404, "session_not_found", message)
@@ -110,6 +114,8 @@ class Api:
     spec: dict[str, Any]
     operator: TokenDigest | None = None
     allow_shared_state: bool = False
+    open_locally: bool = False
+    """No token is set: a loopback client may list every session (see ``create_app``)."""
 
     async def health(self, request: Request) -> Response:
         """``GET /health``: the process is up (no authentication needed)."""
@@ -120,8 +126,10 @@ class Api:
         return JSONResponse(self.spec)
 
     async def list_apps(self, request: Request) -> Response:
-        """``GET /apps``: the app this process serves."""
-        return JSONResponse({"apps": [self.app_name]})
+        """``GET /apps``: the app this process serves, and whether the caller may list all."""
+        return JSONResponse(
+            {"apps": [self.app_name], "list_all_sessions": self._may_list_all(request)}
+        )
 
     def _app(self, request: Request) -> str:
         app = check_id("app", request.path_params["app"])
@@ -140,9 +148,12 @@ class Api:
         return {**_summary(session), **{k: v for k, v in extra.items() if v is not None}}
 
     async def list_all_sessions(self, request: Request) -> Response:
-        """``GET /apps/{app}/sessions``: every user's sessions, oldest first (operator only)."""
+        """``GET /apps/{app}/sessions``: every user's sessions, oldest first.
+
+        For the operator token; on a server with no token, for loopback clients too.
+        """
         app = self._app(request)
-        if self.operator is None or not self.operator.matches(request.scope["headers"]):
+        if not self._may_list_all(request):
             message = (
                 "listing every user's sessions needs the operator token "
                 "(start the server with --operator-token, send it as a bearer token); "
@@ -151,6 +162,12 @@ class Api:
             raise ApiError(403, "operator_token_required", message)
         found = await self.sessions.list_sessions(app_name=app)
         return JSONResponse([await self._listed(s) for s in found])
+
+    def _may_list_all(self, request: Request) -> bool:
+        if self.operator is not None:
+            return self.operator.matches(request.scope["headers"])
+        local = request.client is not None and request.client.host in _LOOPBACK
+        return self.open_locally and local and "x-forwarded-for" not in request.headers
 
     async def list_sessions(self, request: Request) -> Response:
         """``GET /apps/{app}/users/{user}/sessions``: one user's sessions."""
@@ -314,7 +331,8 @@ class Api:
         if options.max_llm_calls is None and record.max_llm_calls > 0:
             calls = min(record.max_llm_calls, self.limits.max_llm_calls)
             options = options.model_copy(update={"max_llm_calls": calls})
-        run_config = self.limits.run_config(options, StreamingMode.SSE)
+        started_with = UsageMeter.stored_limits(record.usage)
+        run_config = self.limits.run_config(options, StreamingMode.SSE, started_with)
         turn = Turn(
             self.runner, self.turns, session.user_id, session.id, None, run_config, record.id
         )

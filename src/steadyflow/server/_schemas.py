@@ -30,6 +30,7 @@ __all__ = [
     "RunResult",
     "SessionDetail",
     "SessionSummary",
+    "UsageLimitOptions",
     "check_id",
     "is_valid_id",
     "parse_body",
@@ -56,6 +57,28 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class UsageLimitOptions(_Body):
+    """A request's usage limits for its invocation, at most the operator's ceilings."""
+
+    max_input_tokens: int | None = Field(
+        default=None, ge=0, description="Input tokens the invocation may use."
+    )
+    max_output_tokens: int | None = Field(
+        default=None, ge=0, description="Output tokens the invocation may use."
+    )
+    max_total_tokens: int | None = Field(
+        default=None, ge=0, description="Input plus output tokens the invocation may use."
+    )
+    max_cost: float | None = Field(
+        default=None, ge=0, description="US dollars the invocation may spend."
+    )
+
+    @field_validator("max_input_tokens", "max_output_tokens", "max_total_tokens", mode="before")
+    @classmethod
+    def _whole_float(cls, value: Any) -> Any:
+        return _whole(value)
+
+
 class RunOptions(_Body):
     """The ``RunConfig`` fields a request may set, within the operator's limits."""
 
@@ -75,14 +98,23 @@ class RunOptions(_Body):
             "them and runs the message; `raise` answers 409 `confirmation_pending`."
         ),
     )
+    usage_limits: UsageLimitOptions | None = Field(
+        default=None,
+        description="Token and cost limits of this invocation; a limit left out is the "
+        "server's default, else its ceiling.",
+    )
 
     @field_validator("max_llm_calls", "retry_max_attempts", mode="before")
     @classmethod
     def _whole_float(cls, value: Any) -> Any:
-        """``4.0`` is an integer in JSON Schema; strict pydantic would refuse it."""
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        return value
+        return _whole(value)
+
+
+def _whole(value: Any) -> Any:
+    """``4.0`` is an integer in JSON Schema; strict pydantic would refuse it."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 class CreateSessionRequest(_Body):

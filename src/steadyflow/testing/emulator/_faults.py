@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, cast
 
+from ...errors import ConfigurationError
 from ._model import EmulatedRequest
 
-__all__ = ["Fault", "FaultKind", "FaultPlan", "parse_fault"]
+__all__ = ["Fault", "FaultKind", "FaultPlan", "as_fault", "parse_fault"]
 
 FaultKind = Literal["status", "reset", "delay", "break", "malformed"]
 """What a fault does: an error status, a reset, a delay, a broken stream, a malformed body."""
@@ -167,13 +168,15 @@ class Fault:
 class FaultPlan:
     """The faults of one emulator, checked in order; the first that applies wins."""
 
-    def __init__(self, faults: Sequence[Fault] = (), seed: int | None = 0) -> None:
-        self.faults = list(faults)
+    def __init__(self, faults: Sequence[Fault | str] = (), seed: int | None = 0) -> None:
+        if isinstance(faults, str):
+            raise ConfigurationError(f"faults is a list of faults; wrap it: faults=[{faults!r}]")
+        self.faults = [as_fault(fault) for fault in faults]
         self._rng = random.Random(seed)
 
-    def add(self, fault: Fault) -> None:
-        """Append a fault (checked after the existing ones)."""
-        self.faults.append(fault)
+    def add(self, fault: Fault | str) -> None:
+        """Append a fault or its text form (checked after the existing ones)."""
+        self.faults.append(as_fault(fault))
 
     def pick(self, request: EmulatedRequest) -> Fault | None:
         """The fault to inject for ``request``, if any."""
@@ -197,11 +200,27 @@ def _parse_when(head: str) -> tuple[str, dict[str, Any]]:
     return head, {}
 
 
+def as_fault(fault: Fault | str) -> Fault:
+    """``fault``, or the fault its text form names (as ``--emulator-fault`` reads it).
+
+    Raises:
+        ConfigurationError: a bad text form, or neither a ``Fault`` nor a string.
+    """
+    if isinstance(fault, Fault):
+        return fault
+    if isinstance(fault, str):
+        return parse_fault(fault)
+    raise ConfigurationError(
+        f"a fault is a Fault or its text form such as '429@1,retry_after=1', got {fault!r}"
+    )
+
+
 def parse_fault(spec: str) -> Fault:
     """A fault from its text form (see the module docstring).
 
     Raises:
-        ValueError: naming the part of ``spec`` that could not be read.
+        ConfigurationError: naming the part of ``spec`` that could not be read
+            (a ``ValueError`` too).
     """
     head, *options = [p.strip() for p in spec.split(",") if p.strip()]
     try:
@@ -227,4 +246,4 @@ def parse_fault(spec: str) -> Fault:
         # This module's parser builds a fault the way Fault's constructors do.
         return Fault._of(cast(FaultKind, kind), **fields)  # pyright: ignore[reportPrivateUsage]
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"bad fault spec {spec!r}: {exc}") from exc
+        raise ConfigurationError(f"bad fault spec {spec!r}: {exc}") from exc

@@ -47,7 +47,9 @@ class ProviderEmulator:
             the responder answers; with no responder, requests get HTTP 400.
         responder: computes an answer from the request; defaults to
             ``OrderSupportResponder`` when no script is given.
-        faults: faults to inject (see ``Fault``); a faulted request never
+        faults: faults to inject: ``Fault`` values or their text form, as
+            ``--emulator-fault`` takes it (``"429@1,retry_after=1"``); a bad
+            one is a ``ConfigurationError`` here. A faulted request never
             uses up a script answer, so a retry gets the answer it missed.
         seed: seed of the probabilistic faults.
         api_key: when set, requests must carry it (else HTTP 401).
@@ -60,7 +62,7 @@ class ProviderEmulator:
         script: Iterable[ScriptItem] | None = None,
         *,
         responder: Responder | None = None,
-        faults: Sequence[Fault] = (),
+        faults: Sequence[Fault | str] = (),
         seed: int | None = 0,
         api_key: str | None = None,
         chunk_delay: float = 0.0,
@@ -130,8 +132,8 @@ class ProviderEmulator:
             return sum(self._counts.values())
         return self._counts[provider]
 
-    def add_fault(self, fault: Fault) -> None:
-        """Inject ``fault`` from now on (checked after the existing faults)."""
+    def add_fault(self, fault: Fault | str) -> None:
+        """Inject ``fault`` (or its text form) from now on, after the existing faults."""
         self.faults.add(fault)
 
     def add_script(self, *items: ScriptItem) -> None:
@@ -143,7 +145,7 @@ class ProviderEmulator:
         script: Iterable[ScriptItem] | None = None,
         *,
         responder: Responder | None = None,
-        faults: Sequence[Fault] = (),
+        faults: Sequence[Fault | str] = (),
         seed: int | None = 0,
         api_key: str | None = None,
     ) -> None:

@@ -45,14 +45,16 @@ function failure(record, trace) {
   return `This turn failed: ${type}${message ? `: ${message}` : ""}`;
 }
 
+// One group per invocation, in the order each began: an invocation whose events are
+// interleaved with another's (an answer arriving after a newer message) stays one card.
 function byInvocation(events) {
-  const groups = [];
+  const groups = new Map();
   for (const event of events) {
-    const last = groups[groups.length - 1];
-    if (last && last.id === event.invocation_id) last.events.push(event);
-    else groups.push({ id: event.invocation_id, events: [event] });
+    const group = groups.get(event.invocation_id);
+    if (group) group.events.push(event);
+    else groups.set(event.invocation_id, { id: event.invocation_id, events: [event] });
   }
-  return groups;
+  return [...groups.values()];
 }
 
 function invocationBlock(group, record, user, sessionId) {

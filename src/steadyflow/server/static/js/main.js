@@ -3,22 +3,28 @@
 import { AuthError, api, setToken } from "./api.js";
 import { renderConversation } from "./conversation.js";
 import { h, shortId } from "./dom.js";
-import { renderSessions } from "./sessions.js";
+import { rememberUser, renderSessions } from "./sessions.js";
 import { renderTimeline } from "./timeline.js";
 
 const view = document.getElementById("view");
 const crumbs = document.getElementById("crumbs");
 let app = null;
+let listAll = false;
 
 async function route() {
   takeTokenFromLink();
   view.replaceChildren(h("p", { class: "loading", role: "status" }, "Loading…"));
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   try {
-    app ??= (await api.get("/apps")).apps[0];
+    if (app === null) {
+      const served = await api.get("/apps");
+      app = served.apps[0];
+      listAll = served.list_all_sessions;
+    }
     document.title = `${app} · steadyflow`;
     if (parts[0] === "sessions" && parts.length >= 3) {
       const [, user, id, , invocation] = parts;
+      rememberUser(user);
       setCrumbs(user, id, invocation);
       if (invocation) await renderTimeline(view, app, user, id, invocation);
       else await renderConversation(view, app, user, id);
@@ -27,7 +33,7 @@ async function route() {
       await renderSessions(view, app, parts[1]);
     } else {
       setCrumbs();
-      await renderSessions(view, app);
+      await renderSessions(view, app, null, listAll);
     }
   } catch (error) {
     if (error instanceof AuthError) tokenPrompt();

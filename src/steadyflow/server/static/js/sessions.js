@@ -1,26 +1,26 @@
-// The sessions list: every user's sessions (with the operator token) or one user's,
-// and a form to start one.
+// The sessions list: every user's sessions (with the operator token, or from this machine
+// on a server without tokens) or one user's, and a form to start one. When every user's
+// cannot be listed, the page asks whose sessions to show and offers the users this tab
+// has seen: never a dead end.
 
-import { ApiError, api } from "./api.js";
+import { api } from "./api.js";
 import { h, shortId, wallTime } from "./dom.js";
 
 const enc = encodeURIComponent;
 
-export async function renderSessions(view, app, user) {
-  let sessions;
-  try {
-    sessions = await api.get(user ? `/apps/${enc(app)}/users/${enc(user)}/sessions` : `/apps/${enc(app)}/sessions`);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 403) throw error;
-    // Listing every user's sessions needs the operator token: offer one user's instead.
+export async function renderSessions(view, app, user, listAll = false) {
+  if (!user && !listAll) {
     view.replaceChildren(
       h("h1", {}, `Sessions of ${app}`),
-      h("p", { class: "empty" }, "Listing every user's sessions needs the operator token. Look up one user's sessions:"),
+      h("p", { class: "ask-user" }, "Whose sessions? Enter a user id (listing every user's at once needs the operator token)."),
       userForm(),
+      knownUsersList(),
       newSessionForm(app),
     );
     return;
   }
+  const sessions = await api.get(user ? `/apps/${enc(app)}/users/${enc(user)}/sessions` : `/apps/${enc(app)}/sessions`);
+  if (user) rememberUser(user);
   sessions.sort((a, b) => b.last_update_time - a.last_update_time);
   const rows = sessions.map((s) =>
     h(
@@ -44,6 +44,34 @@ export async function renderSessions(view, app, user) {
     : h("p", { class: "empty" }, "No sessions yet: start one below, or through the API.");
   const title = user ? `Sessions of ${user} in ${app}` : `Sessions of ${app}`;
   view.replaceChildren(h("h1", {}, title), table, newSessionForm(app));
+}
+
+const USERS_KEY = "steadyflow.users";
+
+// The users this tab looked at, most recent first (kept in this tab only).
+export function rememberUser(user) {
+  const users = [user, ...knownUsers().filter((u) => u !== user)].slice(0, 8);
+  sessionStorage.setItem(USERS_KEY, JSON.stringify(users));
+}
+
+function knownUsers() {
+  try {
+    const users = JSON.parse(sessionStorage.getItem(USERS_KEY) ?? "[]");
+    return Array.isArray(users) ? users.filter((u) => typeof u === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function knownUsersList() {
+  const users = knownUsers();
+  if (!users.length) return null;
+  return h(
+    "div",
+    {},
+    h("p", {}, "Seen in this tab:"),
+    h("ul", { class: "known-users" }, users.map((u) => h("li", {}, h("a", { href: `#/users/${enc(u)}` }, u)))),
+  );
 }
 
 function userInput() {

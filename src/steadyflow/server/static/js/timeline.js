@@ -1,15 +1,20 @@
 // An invocation's timeline, drawn from the trace stored in its invocation record:
 // one row per provider attempt and per tool call on a shared time axis. Failed attempts
 // are red and say their error type and status; the wait before a retry is a gap labelled
-// with its delay and whether the provider's Retry-After set it.
+// with its delay and whether the provider's Retry-After set it. A tool call that asked a
+// person for confirmation ends its step; the time until the next step is the person's,
+// drawn as a span of its own (still open while the invocation waits).
 
 import { api, paths } from "./api.js";
 import { h, json, seconds, shortId, wallTime } from "./dom.js";
 
 export async function renderTimeline(view, app, user, id, invocation) {
   let trace = null;
+  let status = null;
   try {
-    trace = (await api.get(paths.invocation(app, user, id, invocation))).trace;
+    const record = await api.get(paths.invocation(app, user, id, invocation));
+    trace = record.trace;
+    status = record.status;
   } catch (error) {
     if (error.status !== 404) throw error;
   }
@@ -17,27 +22,67 @@ export async function renderTimeline(view, app, user, id, invocation) {
     view.replaceChildren(h("p", { class: "empty" }, `No stored trace for invocation ${invocation}.`));
     return;
   }
-  const span = Math.max(trace.duration ?? 0, ...trace.steps.map((s) => s.end ?? 0), 1e-6);
+  const waiting = status === "waiting";
+  const waits = personWaits(trace);
+  const last = waits[waits.length - 1];
+  // A wait still open lasts until now: the axis reaches the present.
+  const now = waiting && last ? Math.max(last.start, Date.now() / 1000 - trace.started_at) : 0;
+  const span = Math.max(trace.duration ?? 0, now, ...trace.steps.map((s) => s.end ?? 0), 1e-6);
   const scale = (t) => `${((t / span) * 100).toFixed(3)}%`;
-  const steps = trace.steps.map((step) => stepBlock(step, scale, span, () => paths.stepRequest(app, user, id, invocation, step.number)));
+  const blocks = trace.steps.map((step, index) => {
+    const block = stepBlock(step, scale, span, () => paths.stepRequest(app, user, id, invocation, step.number));
+    const wait = waits.find((w) => w.step === index);
+    return wait ? [block, personBlock(wait, scale, span, waiting)] : [block];
+  });
   view.replaceChildren(
     h("h1", {}, `Invocation ${shortId(invocation)}`),
-    summary(trace),
-    h("div", { class: "timeline" }, axis(span), steps),
+    summary(trace, waits, waiting),
+    h("div", { class: "timeline" }, axis(span), blocks),
   );
 }
 
-function summary(trace) {
+// Each wait for a person: from the end of the step whose tool asked, to the next step.
+function personWaits(trace) {
+  const waits = [];
+  trace.steps.forEach((step, index) => {
+    const asked = step.tools.some((tool) => tool.short_circuit === "confirmation");
+    if (!asked || step.end === undefined || step.end === null) return;
+    const next = trace.steps[index + 1];
+    waits.push({ step: index, start: step.end, end: next ? next.start : null });
+  });
+  return waits;
+}
+
+function personBlock(wait, scale, span, waiting) {
+  const end = wait.end ?? span;
+  const text = wait.end === null
+    ? `waiting for a person · ${seconds(end - wait.start)} so far`
+    : `a person answered after ${seconds(end - wait.start)}`;
+  return h(
+    "section",
+    { class: `person-wait ${wait.end === null && waiting ? "open" : ""}` },
+    h(
+      "div",
+      { class: "row person-row" },
+      h("div", { class: "label" }, "wait for a person"),
+      h("div", { class: "lane" }, bar("person", wait.start, end, scale, text), label(text, wait.start, end, span, scale, "person")),
+    ),
+  );
+}
+
+function summary(trace, waits, waiting) {
+  const person = waits.reduce((total, w) => total + ((w.end ?? w.start) - w.start), 0);
   const facts = [
-    ["status", trace.status],
+    ["status", waiting ? "waiting for a person" : trace.status],
     ["started", wallTime(trace.started_at)],
     ["duration", seconds(trace.duration)],
     ["budget used", `${trace.budget_used} of ${trace.budget_limit > 0 ? trace.budget_limit : "∞"} attempts`],
     ["tokens", `${trace.input_tokens} in · ${trace.output_tokens} out`],
   ];
+  if (waits.length) facts.push(["a person took", waiting && waits[waits.length - 1].end === null ? `${seconds(person)} (still waiting)` : seconds(person)]);
   if (trace.cost !== undefined) facts.push(["cost", usd(trace.cost)]);
   if (trace.error_type) facts.push(["error", `${trace.error_type}: ${trace.error_message ?? ""}`]);
-  return h("dl", { class: `summary ${trace.status}` }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+  return h("dl", { class: `summary ${waiting ? "waiting" : trace.status}` }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
 // Costs are stored as exact decimal text (US dollars); shown to four places, six below a cent.
@@ -136,7 +181,10 @@ function pacedRow(attempt, scale, span) {
 
 function toolRow(tool, scale, span) {
   const end = tool.end ?? span;
-  const words = [tool.status, tool.error_type, tool.short_circuit ? `by ${tool.short_circuit}` : null, seconds(end - tool.start)];
+  const asked = tool.short_circuit === "confirmation";
+  const words = asked
+    ? ["asked a person to confirm"]
+    : [tool.status, tool.error_type, tool.short_circuit ? `by ${tool.short_circuit}` : null, seconds(end - tool.start)];
   const text = words.filter(Boolean).join(" · ");
   return h("div", { class: "row tool-row" }, h("div", { class: "label" }, tool.server ? `tool ${tool.name} · ${tool.server}` : `tool ${tool.name}`), h("div", { class: "lane" }, bar(`tool ${tool.status}`, tool.start, end, scale, text), label(text, tool.start, end, span, scale)));
 }

@@ -1,0 +1,93 @@
+"""Usage limits over HTTP: a request's own, bounded by the operator's per-invocation ceilings."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from steadyflow import LlmAgent
+from steadyflow.server import ServerLimits, create_app
+from steadyflow.sessions import InMemorySessionService
+from steadyflow.testing import ScriptedLlm, call
+from steadyflow.usage import ModelPrice, UsageLimits
+from tests.server.harness import APP, USER, create_session, lookup_order, run_body, running
+
+SESSIONS = f"/apps/{APP}/users/{USER}/sessions"
+
+
+def served(model: ScriptedLlm, limits: ServerLimits | None = None) -> Any:
+    agent = LlmAgent(name=APP, model=model, tools=[lookup_order])
+    return running(create_app(agent, InMemorySessionService(), limits))
+
+
+async def stored_limits(client: httpx.AsyncClient, session_id: str) -> dict[str, Any]:
+    (record,) = (await client.get(f"{SESSIONS}/{session_id}/invocations")).json()
+    limits: dict[str, Any] = record["usage"].get("limits", {})
+    return limits
+
+
+async def test_a_requests_usage_limit_stops_its_turn_before_the_call():
+    model = ScriptedLlm(["never sent"])
+    async with served(model) as client:
+        session_id = await create_session(client)
+        body = run_body(session_id, "hi", usage_limits={"max_total_tokens": 5})
+        response = await client.post("/run", json=body)
+        assert response.status_code == 429
+        error = response.json()["error"]
+        assert error["type"] == "UsageLimitExceededError"
+        assert "max_total_tokens (5) would be exceeded" in error["message"]
+        assert await stored_limits(client, session_id) == {"max_total_tokens": 5}
+    assert model.requests == []
+
+
+async def test_a_limit_above_the_operators_ceiling_is_a_422_naming_it():
+    limits = ServerLimits(max_usage=UsageLimits(max_total_tokens=1000, max_cost=Decimal("0.5")))
+    model = ScriptedLlm(["never sent"])
+    async with served(model, limits) as client:
+        session_id = await create_session(client)
+        asked = {"max_total_tokens": 5000, "max_cost": 2}
+        response = await client.post("/run", json=run_body(session_id, usage_limits=asked))
+        assert response.status_code == 422
+        fields = {e["field"]: e["message"] for e in response.json()["error"]["fields"]}
+        assert fields == {
+            "run_config.usage_limits.max_total_tokens": (
+                "must be at most 1000 (the server's limit), got 5000"
+            ),
+            "run_config.usage_limits.max_cost": "must be at most 0.5 (the server's limit), got 2.0",
+        }
+        assert (await client.get(f"{SESSIONS}/{session_id}/invocations")).json() == []
+    assert model.requests == []
+
+
+async def test_the_ceilings_apply_to_a_request_that_names_no_limit():
+    model = ScriptedLlm([call("lookup_order", {"order_id": "812"}), "Order 812 has shipped."])
+    prices = {"scripted-model": ModelPrice(input=1, output=2)}
+    limits = ServerLimits(
+        max_usage=UsageLimits(max_total_tokens=1000, max_cost=Decimal("0.5")), prices=prices
+    )
+    async with served(model, limits) as client:
+        session_id = await create_session(client)
+        response = await client.post("/run", json=run_body(session_id, "Where is 812?"))
+        assert response.json()["error"] is None
+        assert await stored_limits(client, session_id) == {
+            "max_total_tokens": 1000,
+            "max_cost": "0.5",
+        }
+
+
+async def test_a_request_may_ask_for_less_than_the_ceiling_and_the_default():
+    limits = ServerLimits(
+        max_usage=UsageLimits(max_total_tokens=1000),
+        default_usage=UsageLimits(max_total_tokens=800, max_output_tokens=300),
+    )
+    model = ScriptedLlm(["Hello."])
+    async with served(model, limits) as client:
+        session_id = await create_session(client)
+        body = run_body(session_id, usage_limits={"max_total_tokens": 600})
+        assert (await client.post("/run", json=body)).json()["error"] is None
+        assert await stored_limits(client, session_id) == {
+            "max_output_tokens": 300,
+            "max_total_tokens": 600,
+        }
