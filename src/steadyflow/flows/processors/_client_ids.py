@@ -19,7 +19,7 @@ client id is copied, never changed.
 from __future__ import annotations
 
 from ...types import Content, Part
-from .._functions import CLIENT_CALL_ID_PREFIX
+from .._call_ids import CLIENT_CALL_ID_PREFIX
 
 __all__ = ["stripped_content", "without_client_ids"]
 
