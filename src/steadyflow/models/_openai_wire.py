@@ -22,6 +22,7 @@ from .._json import is_object
 from ..errors import ConfigurationError
 from ..types import Content, FunctionCall, GenerateContentConfig, Part, UsageMetadata
 from ._http import finish_fields, parse_arguments
+from ._instruction_turn import conversation
 from ._provider_data import own_parts
 from ._responses_wire import reasoning_effort
 from .llm_request import LlmRequest
@@ -121,7 +122,7 @@ def messages_from(request: LlmRequest, provider: str, model: str) -> list[dict[s
     messages: list[dict[str, Any]] = []
     if request.config.system_instruction:
         messages.append({"role": "system", "content": request.config.system_instruction})
-    for content in request.contents:
+    for content in conversation(request.contents):
         parts = own_parts(content, provider, model)
         if content.role == "model":
             message = _model_message(parts)

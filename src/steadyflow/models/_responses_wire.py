@@ -26,6 +26,7 @@ from ..types import (
     UsageMetadata,
 )
 from ._http import finish_fields, parse_arguments
+from ._instruction_turn import conversation
 from ._provider_data import own_parts
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
@@ -144,7 +145,7 @@ def _user_items(content: Content) -> list[dict[str, Any]]:
 def input_items(request: LlmRequest, model: str, store: bool) -> list[dict[str, Any]]:
     """The ``input`` list: every content of the request, oldest first."""
     items: list[dict[str, Any]] = []
-    for content in request.contents:
+    for content in conversation(request.contents):
         if content.role == "model":
             items.extend(_model_items(content, model, store))
         else:
