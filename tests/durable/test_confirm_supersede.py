@@ -8,7 +8,7 @@ from steadyflow import FunctionTool, RunConfig
 from steadyflow.errors import ConfirmationError, ConfirmationPendingError
 from steadyflow.sessions import InvocationStatus
 from steadyflow.testing import ScriptedLlm, call
-from steadyflow.tools import confirmation_answer
+from steadyflow.tools import LongRunningFunctionTool, confirmation_answer
 from tests.flows.wire import refusals
 
 from .test_confirm import Bank, requests_in, run, runner_for
@@ -63,6 +63,33 @@ async def test_a_superseded_batch_keeps_its_siblings_results(service):
     transfer, balance = responses_seen(model, 1)
     assert transfer["reason"] == "superseded by a new message"
     assert balance == {"balance": 100}
+    assert refusals(model.requests[1]) == {}
+
+
+async def test_a_long_running_sibling_still_out_is_told_to_the_model_as_pending(service):
+    bank = Bank()
+
+    def approve(amount: int) -> None:
+        """Ask the bank to approve (answers later).
+
+        Args:
+            amount: how much.
+        """
+
+    model = ScriptedLlm([[call("transfer", {"amount": 5}), call("approve", {"amount": 5})], "OK."])
+    tools = [
+        FunctionTool(bank.transfer, require_confirmation=True),
+        LongRunningFunctionTool(approve),
+    ]
+    runner = runner_for(service, model, tools)
+    session = await runner.create_session(user_id="u")
+    await run(runner, session.id, "send 5 once approved")
+
+    await run(runner, session.id, "forget it")
+
+    transfer, approval = responses_seen(model, 1)
+    assert transfer["reason"] == "superseded by a new message"
+    assert approval["outcome"] == "pending"
     assert refusals(model.requests[1]) == {}
 
 

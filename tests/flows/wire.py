@@ -14,6 +14,7 @@ from typing import Any
 from steadyflow.models import LlmRequest
 from steadyflow.models._anthropic_wire import build_params as anthropic_params
 from steadyflow.models._gemini_wire import contents_from
+from steadyflow.models._instruction_turn import conversation
 from steadyflow.models._openai_wire import build_params as openai_params
 from steadyflow.models._responses_wire import build_params as responses_params
 from steadyflow.testing.emulator._anthropic import AnthropicDialect
@@ -37,7 +38,7 @@ def _anthropic(request: LlmRequest) -> dict[str, Any]:
 
 
 def _gemini(request: LlmRequest) -> dict[str, Any]:
-    contents = contents_from(request.contents, "gemini-2.5-flash")
+    contents = contents_from(conversation(request.contents), "gemini-2.5-flash")  # as gemini.py
     body: dict[str, Any] = {
         "contents": [c.model_dump(mode="json", exclude_none=True) for c in contents]
     }

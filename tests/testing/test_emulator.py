@@ -54,6 +54,11 @@ async def test_unknown_path_is_404_and_not_counted() -> None:
     [
         ("/v1/chat/completions", {"model": "gpt-x"}, "messages"),
         ("/v1/messages", {"model": "c", "messages": []}, "max_tokens"),
+        (
+            "/v1/messages",
+            {"model": "c", "max_tokens": 5, "messages": []},
+            "at least one message is required",
+        ),
         ("/v1/models/g:generateContent", {"contents": []}, "contents"),
         ("/v1/chat/completions", [1, 2], "JSON object"),
         ("/v1/responses", {"input": "hi"}, "model"),

@@ -1,7 +1,8 @@
 """The emulator's Gemini dialect refuses what the Gemini API refuses, with its messages.
 
 Over plain HTTP, so each check is seen exactly as a client meets it: unknown
-fields, parts without data or with empty text, a function response that does
+fields, parts without data or with empty text in a model turn (a user part with
+empty text passes, as on the real API), a function response that does
 not follow its call, and (Gemini 3 models) function calls sent back without
 the signature the model issued, with someone else's, or with a forged one.
 """
@@ -45,7 +46,7 @@ def message(response: httpx.Response) -> str:
         ({"contents": [user({"text": "hi"})], "temperature": 1}, 'Unknown name "temperature"'),
         ({"contents": [user({"text": "hi", "txt": "x"})]}, 'Unknown name "txt"'),
         ({"contents": [{"role": "user", "parts": [{"text": "hi"}], "x": 1}]}, 'Unknown name "x"'),
-        ({"contents": [user({"text": ""})]}, "empty text parameter"),
+        ({"contents": [user({"text": "hi"}), model({"text": ""})]}, "empty text parameter"),
         ({"contents": [user({"thought": True})]}, "required oneof field 'data'"),
         ({"contents": [user({"text": "hi"}), user(RESULT)]}, "immediately after a function call"),
         (
@@ -59,6 +60,12 @@ async def test_a_request_the_api_refuses_gets_its_400(body: dict[str, Any], expe
     async with ProviderEmulator(["never sent"]) as emu:
         assert expected in message(await generate(emu, "gemini-2.5-flash", body))
         assert emu.script_remaining == 1
+
+
+async def test_a_user_part_with_empty_text_is_accepted_as_the_real_api_does() -> None:
+    body = {"contents": [user({"text": ""})], "systemInstruction": {"parts": [{"text": "Go."}]}}
+    async with ProviderEmulator(["ok"]) as emu:
+        assert (await generate(emu, "gemini-2.5-flash", body)).status_code == 200
 
 
 async def test_snake_case_field_names_are_read_like_camel_case() -> None:

@@ -7,14 +7,16 @@ message's invocation starts, the runner settles what waits
 (``settle_pending``), as ``RunConfig.on_pending_confirmation`` says:
 
 - ``"supersede"`` (the default): for each paused batch, one function
-  response event is stored, authored like the pause, answering every call
+  response event is stored, authored like the pause, answering the calls
   of the batch: a sibling that finished gets its journaled result, each
   waiting (or answered but not yet run) call a declined response with the
-  reason "superseded by a new message". In the same commit the waiting
-  invocation's record closes ``SUPERSEDED`` (final; its journal cleared).
-  The model then reads, in the new invocation, that the calls did not run.
-  If another process answers or supersedes the same invocation at the same
-  moment, the conditional write refuses one of them
+  reason "superseded by a new message" (a long-running sibling still out
+  gets none: its result may come later, and until then the request builder
+  tells the model it is pending). In the same commit as those answers, the
+  waiting invocation's record closes ``SUPERSEDED`` (final; its journal
+  cleared). The model then reads, in the new invocation, that the waiting
+  calls did not run. If another process answers or supersedes the same
+  invocation at the same moment, the conditional write refuses one of them
   (``StaleInvocationError``) and nothing of that one is stored.
 - ``"raise"``: ``ConfirmationPendingError``, before anything is stored.
 
@@ -34,7 +36,7 @@ from ..events import Event, EventActions
 from ..sessions.base import BaseSessionService, Session
 from ..sessions.invocations import InvocationRecord, InvocationStatus
 from ..types import Content, FunctionCall, Part
-from ._confirm import waiting_requests
+from ._confirm import ANSWERED, WAITING, waiting_requests
 from ._keeper import DONE
 
 __all__ = ["may_be_waiting", "settle_pending"]
@@ -81,7 +83,7 @@ async def settle_pending(
 async def _supersede(
     service: BaseSessionService, session: Session, record: InvocationRecord, now: float
 ) -> None:
-    """Store each paused batch's answers and close ``record`` with the last of them."""
+    """Close ``record`` ``SUPERSEDED``, stored with each paused batch's answers."""
     answers = [
         event
         for pause in _pauses(session, record.id)
@@ -123,20 +125,23 @@ def _answers(session: Session, record: InvocationRecord, pause: Event) -> Event 
     """The function response event that answers ``pause``'s batch."""
     journal = record.journal
     parts: list[Part] = []
-    state: dict[str, Any] = {}
+    writes: dict[str, Any] = {}
     for call in _batch_calls(session, pause):
         entry = journal.get(call.id or "")
         if not is_object(entry):
             continue  # not paused and not journaled: the request builder says it is lost
-        if entry.get("state") == DONE and is_object(entry.get("response")):
-            parts.append(Part.from_function_response(call.name, entry["response"], id=call.id))
+        state = entry.get("state")
+        response: dict[str, Any]
+        if state == DONE and is_object(entry.get("response")):
+            response = entry["response"]
             delta = entry.get("state_delta")
             if is_object(delta):
-                state.update(delta)
-        else:
-            parts.append(
-                Part.from_function_response(call.name, superseded_response(call), id=call.id)
-            )
+                writes.update(delta)
+        elif state in (WAITING, ANSWERED):
+            response = superseded_response(call)
+        else:  # a long-running call still out: the request builder says it is pending
+            continue
+        parts.append(Part.from_function_response(call.name, response, id=call.id))
     if not parts:
         return None
     event = Event(
@@ -145,6 +150,6 @@ def _answers(session: Session, record: InvocationRecord, pause: Event) -> Event 
         content=Content(role="user", parts=parts),
         branch=pause.branch,
     )
-    if state:
-        event.actions = EventActions(state_delta=state)
+    if writes:
+        event.actions = EventActions(state_delta=writes)
     return event

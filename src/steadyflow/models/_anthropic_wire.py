@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..types import Content, GenerateContentConfig, Part, ThinkingConfig
 from ._call_ids import with_call_ids
+from ._instruction_turn import conversation
 from ._provider_data import own_parts
 from .llm_request import LlmRequest
 
@@ -273,7 +274,7 @@ def build_params(request: LlmRequest, model: str) -> dict[str, Any]:
     params: dict[str, Any] = {
         "model": model,
         "max_tokens": _max_tokens(config, budget, effort),
-        "messages": messages_from(request.contents, model),
+        "messages": messages_from(conversation(request.contents), model),
     }
     output: dict[str, Any] = {}
     if thinking and _loop_opens_with_thinking(params["messages"]):

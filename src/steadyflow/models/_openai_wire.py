@@ -23,6 +23,7 @@ from ..errors import ConfigurationError
 from ..types import Content, FunctionCall, GenerateContentConfig, Part, UsageMetadata
 from ._call_ids import with_call_ids
 from ._http import finish_fields, parse_arguments
+from ._instruction_turn import conversation
 from ._provider_data import own_parts
 from ._responses_wire import reasoning_effort
 from ._usage import read_counts
@@ -123,7 +124,7 @@ def messages_from(request: LlmRequest, provider: str, model: str) -> list[dict[s
     messages: list[dict[str, Any]] = []
     if request.config.system_instruction:
         messages.append({"role": "system", "content": request.config.system_instruction})
-    for content in with_call_ids(request.contents, "call_"):
+    for content in with_call_ids(conversation(request.contents), "call_"):
         parts = own_parts(content, provider, model)
         if content.role == "model":
             message = _model_message(parts)

@@ -27,6 +27,7 @@ from ..types import (
 )
 from ._call_ids import with_call_ids
 from ._http import finish_fields, parse_arguments
+from ._instruction_turn import conversation
 from ._provider_data import own_parts
 from ._usage import read_counts
 from .llm_request import LlmRequest
@@ -146,7 +147,7 @@ def _user_items(content: Content) -> list[dict[str, Any]]:
 def input_items(request: LlmRequest, model: str, store: bool) -> list[dict[str, Any]]:
     """The ``input`` list: every content of the request, oldest first."""
     items: list[dict[str, Any]] = []
-    for content in with_call_ids(request.contents, "call_"):
+    for content in with_call_ids(conversation(request.contents), "call_"):
         if content.role == "model":
             items.extend(_model_items(content, model, store))
         else:

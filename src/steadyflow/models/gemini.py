@@ -41,6 +41,7 @@ from ._http import (
     redact,
     scrub_exception,
 )
+from ._instruction_turn import conversation
 from .base import BaseLlm
 from .llm_request import LlmRequest
 from .llm_response import LlmResponse
@@ -120,7 +121,7 @@ class Gemini(BaseLlm):
         caller), its HTTP responses are closed before this generator is.
         """
         models = self._clients.get().aio.models
-        contents = contents_from(request.contents, self.model)
+        contents = contents_from(conversation(request.contents), self.model)
         http = {"headers": self._headers} if self._headers else {}
         config = build_config(request, self._timeout, self.model, http)
         responses = open_responses()

@@ -1,7 +1,7 @@
 """Checking a Messages request as strictly as Anthropic does.
 
 The real API answers 400 ``invalid_request_error`` for a parameter or a
-block field it does not know, an empty text block, a ``tool_use`` whose
+block field it does not know, no message at all, an empty text block, a ``tool_use`` whose
 ``tool_result`` is not in the next user message (or a result for a call the
 previous message did not make), results that do not lead their message, and,
 with extended thinking on, an assistant turn before a tool result that does
@@ -88,6 +88,8 @@ def check_request(body: dict[str, Any]) -> None:
     messages = body["messages"]
     if not is_array(messages):
         raise WireError("messages: Input should be a valid list")
+    if not messages:
+        raise WireError("messages: at least one message is required")
     model = str(body["model"])
     for n, message in enumerate(messages):
         _check_message(message, f"messages.{n}", model)

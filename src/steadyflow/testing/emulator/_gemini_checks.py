@@ -1,7 +1,7 @@
 """What the Gemini API refuses, checked the way it checks, and its thought signatures.
 
 The real API answers HTTP 400 with its own message for an unknown field, a
-part with no data or an empty text, a function response that does not
+part with no data or (in a model turn) an empty text, a function response that does not
 answer the call just before it, and (Gemini 3) a function call sent back
 without the ``thoughtSignature`` the model issued with it, or with another
 one. The emulator makes the same checks, so an adapter that would fail
@@ -146,8 +146,9 @@ def check_request(body: dict[str, Any], model: str, issuer: SignatureIssuer) -> 
         where = f"contents[{index}]"
         if is_object(content):
             _unknown(content, _CONTENT_FIELDS, where)
+        by_model = content.get("role") == "model"
         for number, part in enumerate(content.get("parts") or ()):
-            _check_part(part, f"{where}.parts[{number}]")
+            _check_part(part, f"{where}.parts[{number}]", by_model)
             _check_signature(part, model, issuer)
         if index and _results(content):
             _check_answers(contents[index - 1], content)
@@ -155,7 +156,7 @@ def check_request(body: dict[str, Any], model: str, issuer: SignatureIssuer) -> 
         _check_current_turn(contents)
 
 
-def _check_part(part: Any, where: str) -> None:
+def _check_part(part: Any, where: str, by_model: bool) -> None:
     if not is_object(part):
         raise WireError(f"Invalid value at '{where}': a part must be an object")
     _unknown(part, _PART_FIELDS, where)
@@ -167,7 +168,8 @@ def _check_part(part: Any, where: str) -> None:
         )
     text = part.get("text")
     signed = part.get("thoughtSignature") or part.get("thought_signature")
-    if text is not None and not text and not signed:
+    # Recorded traffic: a user part with empty text is accepted (an instruction-only turn).
+    if by_model and text is not None and not text and not signed:
         raise WireError(
             "Unable to submit request because it has an empty text parameter. "
             "Add a value to the parameter and try again."
