@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -37,16 +38,28 @@ def chained(ctx: InvocationContext, hook: str, own: Callbacks) -> Callbacks:
     return (*plugin_hooks, *own) if plugin_hooks else own
 
 
+def _is_async(callback: Callable[..., Any]) -> bool:
+    """Whether calling ``callback`` returns a coroutine (``async def``, or an async ``__call__``)."""
+    return inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(
+        getattr(callback, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    )
+
+
 async def run_callbacks(callbacks: Callbacks, **kwargs: Any) -> Any:
     """Call each callback with ``kwargs`` in order; return the first non-None result.
 
-    Async callbacks are awaited. Exceptions propagate: a failing callback is
-    a bug in user code, not something to hide.
+    Async callbacks are awaited; a plain function runs in a worker thread
+    (the context variables copied), as a synchronous tool does, so one that
+    blocks does not stall the event loop. Exceptions propagate: a failing
+    callback is a bug in user code, not something to hide.
     """
     for callback in callbacks:
-        result = callback(**kwargs)
-        if inspect.isawaitable(result):
-            result = await result
+        if _is_async(callback):
+            result = await callback(**kwargs)
+        else:
+            result = await asyncio.to_thread(callback, **kwargs)
+            if inspect.isawaitable(result):
+                result = await result
         if result is not None:
             return result
     return None

@@ -4,10 +4,15 @@ The JSON schema is derived once, from type hints (through pydantic) and the
 Google-style docstring (summary and ``Args:`` descriptions). A parameter
 named ``tool_context`` receives the ``ToolContext`` and is hidden from the
 model.
+
+A plain (synchronous) function runs in a worker thread (``asyncio.to_thread``,
+the context variables copied), so a tool that blocks holds up neither the
+other sessions of a server nor the renewal of its own invocation's lease.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections.abc import Awaitable, Callable
@@ -190,9 +195,14 @@ class FunctionTool(BaseTool):
             kwargs[name] = getattr(parsed, name)
         if self._wants_context:
             kwargs[_CONTEXT_PARAM] = tool_context
-        result = self.func(**kwargs)
+        if self._is_async:
+            return await self.func(**kwargs)
+        # A plain function may block (I/O, a lock, a sleep): it runs in a worker
+        # thread with this task's context, so the event loop (other sessions,
+        # the lease renewer) goes on meanwhile.
+        result = await asyncio.to_thread(self.func, **kwargs)
         # A plain JSON value (most tools' result) is never awaitable: no ABC check for it.
-        if self._is_async or (type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result)):
+        if type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result):
             result = await result
         return result
 
