@@ -39,7 +39,7 @@ def chained(ctx: InvocationContext, hook: str, own: Callbacks) -> Callbacks:
 
 
 def _is_async(callback: Callable[..., Any]) -> bool:
-    """Whether calling ``callback`` returns a coroutine (``async def``, or an async ``__call__``)."""
+    """Whether calling ``callback`` returns a coroutine (``async def``, async ``__call__``)."""
     return inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(
         getattr(callback, "__call__", None)  # noqa: B004 - callable objects with async __call__
     )
