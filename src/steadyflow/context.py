@@ -195,6 +195,12 @@ class InvocationContext:
         clone.agent_span = span
         return clone
 
+    def with_own_end(self) -> InvocationContext:
+        """A copy whose end flag is its own (a parallel branch's: its end stops only itself)."""
+        clone = self._copy()
+        clone.ended = _Ended()
+        return clone
+
     def without_resume(self) -> InvocationContext:
         """A copy whose agents run afresh (a loop's rounds after the resumed one)."""
         if self.resume is None:

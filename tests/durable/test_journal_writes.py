@@ -31,8 +31,8 @@ class CountingStore(InMemorySessionService):
         await super().update_invocation(record)
 
 
-def lookup(order_id: str) -> dict:
-    """Look an order up.
+async def lookup(order_id: str) -> dict:
+    """Look an order up (async: siblings complete in the same turn of the event loop).
 
     Args:
         order_id: the order.

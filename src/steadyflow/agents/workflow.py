@@ -10,7 +10,11 @@ of agents that ran them.
   ones produced (every branch of an earlier ``ParallelAgent`` included).
 - ``ParallelAgent``: every sub-agent at once, each on its own branch (it
   does not see its siblings' work); events come out as they are produced.
-  The first failure cancels the others and propagates.
+  The first failure cancels the others and propagates. A branch that ends
+  the invocation (a pause for confirmation, ``end_invocation``) ends only
+  itself: its siblings run until they pause or finish, so every pending
+  confirmation request is presented in the same turn, and the invocation
+  ends once all branches have.
 - ``LoopAgent``: the sub-agents in turn, again and again, until one
   escalates (``steadyflow.tools.exit_loop``, or ``actions.escalate``), the
   invocation ends, or ``max_iterations`` rounds ran.
@@ -124,12 +128,20 @@ class ParallelAgent(_WorkflowAgent):
     branch's next model call sees its own earlier events.
     """
 
-    def _run_sub_agents(self, ctx: InvocationContext) -> AsyncIterator[Event]:
+    async def _run_sub_agents(self, ctx: InvocationContext) -> AsyncIterator[Event]:
         prefix = ctx.branch or self.name
-        return merge_branches(
-            [(sub, ctx.for_agent(sub, f"{prefix}.{sub.name}")) for sub in self.sub_agents],
-            _enter,
-        )
+        branches = [
+            (sub, ctx.for_agent(sub, f"{prefix}.{sub.name}").with_own_end())
+            for sub in self.sub_agents
+        ]
+        events = merge_branches(branches, _enter)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await aclose(events)
+        if any(branch.end_invocation for _, branch in branches):
+            ctx.end_invocation = True  # every branch ran to its end first
 
 
 class LoopAgent(_WorkflowAgent):

@@ -2,7 +2,10 @@
 
 ``list`` shows every session (of one app or user when asked) with its
 event count, last update, the status of its last invocation and its first
-user message; ``show`` prints a session's transcript, with a
+user message. A session whose stored rows cannot be read (a hand-edited
+or corrupted event or record) is listed as ``unreadable``, named with the
+reason on stderr, and the command exits 1; the others are listed as usual.
+``show`` prints a session's transcript, with a
 one-line summary of each invocation's record after its events; ``delete`` removes one,
 asking first on a terminal (``--yes`` skips the question; without a terminal
 it is required).
@@ -19,11 +22,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import CorruptRecordError, CorruptSessionError, SessionError
 from ..events import Event
 from ..sessions import BaseSessionService, InvocationRecord, Session
 from ..sessions._overview import overview
 from ._console import is_plain, make_console
-from ._errors import CliError
+from ._errors import FAILED, CliError
 from ._render import shorten
 from ._store import find_session, list_apps, open_store, session_records
 from ._timeline import summary_line
@@ -57,7 +61,8 @@ async def list_sessions(url: str, app: str | None, user: str | None) -> None:
         if app is None and not hasattr(service, "engine"):
             raise CliError("this session store cannot be searched; pass --app")
         sessions = sorted(await _sessions_of(service, app, user), key=lambda s: s.last_update_time)
-        overviews = [await _overview(service, s) for s in sessions]
+        unreadable: list[SessionError] = []
+        overviews = [await _overview(service, s, unreadable) for s in sessions]
     if not sessions:
         console.print("no sessions" + (f" for app {escape(app)}" if app else ""))
         return
@@ -69,10 +74,23 @@ async def list_sessions(url: str, app: str | None, user: str | None) -> None:
         when = _when(s.last_update_time)
         table.add_row(s.id, s.app_name, s.user_id, str(s.revision), when, status, escape(first))
     console.print(table)
+    if unreadable:
+        errors = make_console(stderr=True)
+        for error in unreadable:
+            errors.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
+        count = f"{len(unreadable)} of {len(sessions)} sessions"
+        raise CliError(f"{count} could not be read", exit_code=FAILED)
 
 
-async def _overview(service: BaseSessionService, listed: Session) -> tuple[str, str]:
-    first, status = await overview(service, listed)
+async def _overview(
+    service: BaseSessionService, listed: Session, unreadable: list[SessionError]
+) -> tuple[str, str]:
+    """(last turn's status, first message) for the table; a bad session is noted apart."""
+    try:
+        first, status = await overview(service, listed)
+    except (CorruptSessionError, CorruptRecordError) as error:
+        unreadable.append(error)
+        return "unreadable", "-"
     return status or "-", shorten(first, 60) if first else "-"
 
 

@@ -16,6 +16,7 @@ Confirmation pauses and answers (``_confirm``) are looked through.
 
 from __future__ import annotations
 
+import enum
 import os
 import socket
 import time
@@ -50,6 +51,33 @@ __all__ = [
 ]
 
 
+class _Liveness(enum.Enum):
+    ALIVE = "alive"  # verified: this process, or a same-host pid that started when the owner did
+    GONE = "gone"  # verified: no such process, or a recycled pid
+    UNKNOWN = "unknown"  # another host, or a live pid whose start time cannot be read
+
+
+def _liveness(owner: InvocationOwner | None) -> _Liveness:
+    """What can be known of ``owner``'s process from here (see ``owner_alive``)."""
+    if owner is None:
+        return _Liveness.GONE
+    if owner.host != socket.gethostname():
+        return _Liveness.UNKNOWN
+    if owner.pid == os.getpid():
+        return _Liveness.ALIVE if owner == current_owner() else _Liveness.GONE
+    started = process_started_at(owner.pid)
+    if started is not None:
+        alive = abs(started - owner.started_at) <= START_TOLERANCE
+        return _Liveness.ALIVE if alive else _Liveness.GONE
+    try:  # no /proc to read: whether the pid exists is all that can be known
+        os.kill(owner.pid, 0)
+    except ProcessLookupError:
+        return _Liveness.GONE
+    except PermissionError:
+        return _Liveness.UNKNOWN
+    return _Liveness.UNKNOWN
+
+
 def owner_alive(owner: InvocationOwner | None) -> bool:
     """Whether ``owner``'s process may still be running (only a same-host pid can be checked).
 
@@ -57,32 +85,28 @@ def owner_alive(owner: InvocationOwner | None) -> bool:
     the kernel recycled for another process does not keep a dead owner's
     lease (see ``_process``).
     """
-    if owner is None:
-        return False
-    if owner.host != socket.gethostname():
-        return True  # another host: only its lease can tell
-    if owner.pid == os.getpid():
-        return owner == current_owner()
-    started = process_started_at(owner.pid)
-    if started is not None:
-        return abs(started - owner.started_at) <= START_TOLERANCE
-    try:  # no /proc to read: whether the pid exists is all that can be known
-        os.kill(owner.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return _liveness(owner) is not _Liveness.GONE
 
 
 def is_free(record: InvocationRecord, now: float) -> bool:
-    """Whether a non-final record may be taken: interrupted, or its owner gone or lease over."""
+    """Whether a non-final record may be taken (see docs/durability.md, "owners and leases").
+
+    Interrupted: yes. Running: when its owner is verifiably gone, at once;
+    when its owner is verifiably alive (this process, or a same-host pid
+    with the owner's start time), never, even past its lease (a tool that
+    blocks may have kept the lease from being renewed, and taking over would
+    run the turn twice at once); otherwise (another host, no ``/proc``) once
+    its lease has run out.
+    """
     if record.status is InvocationStatus.INTERRUPTED:
         return True
     if record.status is not InvocationStatus.RUNNING:
         return False
+    liveness = _liveness(record.owner)
+    if liveness is not _Liveness.UNKNOWN:
+        return liveness is _Liveness.GONE
     lease = record.lease_expires_at
-    return lease is None or lease <= now or not owner_alive(record.owner)
+    return lease is None or lease <= now
 
 
 def _pick(

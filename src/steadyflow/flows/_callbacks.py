@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -39,18 +40,30 @@ def chained(ctx: InvocationContext, hook: str, own: Callbacks) -> Callbacks:
     return (*plugin_hooks, *own) if plugin_hooks else own
 
 
+def _is_async(callback: Callable[..., Any]) -> bool:
+    """Whether calling ``callback`` returns a coroutine (``async def``, async ``__call__``)."""
+    return inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(
+        getattr(callback, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    )
+
+
 async def run_callbacks(callbacks: Callbacks, **kwargs: Any) -> Any:
     """Call each callback with ``kwargs`` in order; return the first non-None result.
 
-    Async callbacks are awaited. Exceptions propagate: a failing callback is
-    a bug in user code, not something to hide. One raised by a plugin's hook
-    propagates as a ``PluginError`` naming the plugin and the hook.
+    Async callbacks are awaited; a plain function runs in a worker thread
+    (the context variables copied), as a synchronous tool does, so one that
+    blocks does not stall the event loop. Exceptions propagate: a failing
+    callback is a bug in user code, not something to hide. One raised by a
+    plugin's hook propagates as a ``PluginError`` naming the plugin and the hook.
     """
     for callback in callbacks:
         try:
-            result = callback(**kwargs)
-            if inspect.isawaitable(result):
-                result = await result
+            if _is_async(callback):
+                result = await callback(**kwargs)
+            else:
+                result = await asyncio.to_thread(callback, **kwargs)
+                if inspect.isawaitable(result):
+                    result = await result
         except Exception as error:
             failure = hook_error(callback, error)
             if failure is error:

@@ -20,7 +20,8 @@ the batch's event is then a pause event of confirmation requests
 ends there, waiting. The batch's other calls run now, as ADK runs them;
 their results wait in the journal and reach the model together with the
 paused calls' in one response event once every request is answered, so the
-conversation reads as if nothing had paused. A confirmed call runs from the
+conversation reads as if nothing had paused; their state writes are stored
+with the pause event (and repeated by that response event). A confirmed call runs from the
 start with ``tool_context.tool_confirmation`` set; a declined one does not
 run and the model reads a declined response.
 """
@@ -304,7 +305,11 @@ async def execute_function_calls(
         answered.append((answer.part, answer.actions))
     if requests:
         ctx.end_invocation = True  # the invocation waits for a person
-        return _pause_event(agent, ctx, requests)
+        pause = _pause_event(agent, ctx, requests)
+        written = [a for _, a in answered if a is not None and a.state_delta]
+        if written:  # what the calls that ran wrote is stored now, not after the answer
+            pause.actions = EventActions(state_delta=_merge(written).state_delta)
+        return pause
     return response_event(
         answered,
         invocation_id=ctx.invocation_id,

@@ -11,10 +11,15 @@ rather than becoming a schema that silently says less than the function
 takes: ``*args``/``**kwargs``, a parameter without a type hint (annotate it
 ``Any`` to accept any JSON value on purpose), a type pydantic cannot turn
 into JSON schema, and a docstring ``Args:`` entry naming no parameter.
+
+A plain (synchronous) function runs in a worker thread (``asyncio.to_thread``,
+the context variables copied), so a tool that blocks holds up neither the
+other sessions of a server nor the renewal of its own invocation's lease.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections.abc import Awaitable, Callable
@@ -253,9 +258,14 @@ class FunctionTool(BaseTool):
             kwargs[name] = getattr(parsed, name)
         if self._wants_context:
             kwargs[_CONTEXT_PARAM] = tool_context
-        result = self.func(**kwargs)
+        if self._is_async:
+            return await self.func(**kwargs)
+        # A plain function may block (I/O, a lock, a sleep): it runs in a worker
+        # thread with this task's context, so the event loop (other sessions,
+        # the lease renewer) goes on meanwhile.
+        result = await asyncio.to_thread(self.func, **kwargs)
         # A plain JSON value (most tools' result) is never awaitable: no ABC check for it.
-        if self._is_async or (type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result)):
+        if type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result):
             result = await result
         return result
 

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 import steadyflow.sessions.sql._schema as tables
 
+from ...errors import CorruptSessionError
 from ...events import Event
 from ._codec import decode_event
 from ._key import SessionKey
@@ -67,7 +68,12 @@ async def read_session_row(conn: AsyncConnection, key: SessionKey) -> SessionRow
 async def load_events(
     conn: AsyncConnection, key: SessionKey, after: int, upto: int
 ) -> tuple[list[Event], int]:
-    """Events with ``after < seq <= upto`` in order, in one query, and their JSON's size."""
+    """Events with ``after < seq <= upto`` in order, in one query, and their JSON's size.
+
+    Raises:
+        CorruptSessionError: a row is not an event this version can read
+            (its position in the session is named).
+    """
     events, seq = tables.events, tables.events.c.seq
     query = (
         select(cast(events.c.data, Text))  # the JSON text: parsed once, by pydantic
@@ -75,7 +81,20 @@ async def load_events(
         .order_by(seq)
     )
     texts = list((await conn.execute(query)).scalars())
-    return [decode_event(text) for text in texts], sum(len(text) for text in texts)
+    decoded: list[Event] = []
+    for text in texts:  # one at a time: a bad row is named by its position
+        try:
+            decoded.append(decode_event(text))
+        except (ValueError, TypeError, KeyError, RecursionError) as error:
+            position = after + len(decoded) + 1
+            reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+            raise CorruptSessionError(
+                key.app_name,
+                key.user_id,
+                key.session_id,
+                f"event {position} is not an event: {reason}",
+            ) from error
+    return decoded, sum(len(text) for text in texts)
 
 
 async def read_shared_state(conn: AsyncConnection, app_name: str, user_id: str) -> dict[str, Any]:
