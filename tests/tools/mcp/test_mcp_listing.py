@@ -98,6 +98,22 @@ async def test_names_the_runtime_reserves_are_refused_with_a_warning(hostile_too
     assert any("'transfer_to_agent'" in m for m in refusals)
 
 
+async def test_an_optional_server_that_cannot_restart_names_the_tools_it_listed(
+    hostile_toolset,
+):
+    model = ScriptedLlm([call("crash"), "carrying on without the orders tools"])
+    result = await _turn(model, hostile_toolset("once", optional=True), lookup_order)
+
+    assert result.error is None
+    assert model.requests[0].tool_names() == ["lookup_order", "lookup", "crash"]
+    assert model.requests[1].tool_names() == ["lookup_order"]
+    (trace,) = await result.stored_traces()
+    assert trace.steps[0].warnings is None
+    (warning,) = trace.steps[1].warnings or []
+    assert warning.startswith("optional toolset 'hostile' left out: could not connect")
+    assert warning.endswith("(missing tools: lookup, crash)")
+
+
 async def test_a_server_that_cannot_start_fails_the_step_naming_it():
     model = ScriptedLlm(["I have no tool to look up order 812"])
     toolset = McpToolset(command=["/nonexistent/orders-server"], name="orders")
