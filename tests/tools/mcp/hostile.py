@@ -14,7 +14,7 @@ Run as ``python hostile.py MODE``. Modes:
   second time, the server exits at once;
 - ``misfits``: ``tools/list`` answers as it should, ``lookup`` with a
   ``content`` that is not a list; with ``MCP_TEST_BAD_LIST`` set, ``tools/list``
-  answers with ``tools`` that is not a list.
+  answers with a ``nextCursor`` that is not a string.
 
 When ``MCP_TEST_LOG`` names a file, the server writes its pid there first.
 """
@@ -83,7 +83,7 @@ def on_list(request: dict) -> None:
         tool = {"name": f"tool_{page}", "inputSchema": {"type": "object"}}
         answer(request, {"tools": [tool], "nextCursor": str(page + 1)})
     elif MODE == "misfits" and os.environ.get("MCP_TEST_BAD_LIST"):
-        answer(request, {"tools": "not a list"})
+        answer(request, {"tools": [LOOKUP], "nextCursor": 7})
     elif MODE == "odd-tools":
         answer(request, {"tools": ODD_TOOLS})
     elif MODE == "once":

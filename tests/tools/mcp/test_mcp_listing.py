@@ -63,14 +63,18 @@ async def test_a_tool_whose_schema_is_not_json_schema_deeper_down_is_left_out(
     assert "not valid JSON Schema: properties/order/type: 12 is not valid" in refused
 
 
-async def test_a_listing_the_sdk_refuses_whole_fails_the_step_typed(hostile_toolset):
+async def test_a_listing_the_sdk_refuses_whole_fails_the_step_typed(hostile_toolset, caplog):
     model = ScriptedLlm(["never asked"])
-    result = await _turn(model, hostile_toolset("misfits", env={"MCP_TEST_BAD_LIST": "1"}))
+    with caplog.at_level(logging.WARNING, logger="steadyflow"):
+        result = await _turn(model, hostile_toolset("misfits", env={"MCP_TEST_BAD_LIST": "1"}))
 
     assert type(result.error) is ToolsetUnavailableError
     assert result.error.toolset == "hostile"
-    assert "tools/list sent an answer that does not fit the MCP schema (tools:" in str(result.error)
+    assert "tools/list sent an answer that does not fit the MCP schema (nextCursor:" in str(
+        result.error
+    )
     assert model.requests == []
+    assert not [r for r in caplog.records if "left out" in r.getMessage()]  # no tool blamed
 
 
 async def test_a_call_result_the_sdk_refuses_is_an_error_the_model_reads(hostile_toolset):
