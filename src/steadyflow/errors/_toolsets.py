@@ -52,7 +52,7 @@ class McpTimeoutError(ToolsetUnavailableError):
         missing_tools: Sequence[str] = (),
     ) -> None:
         doing = "connect and initialize" if phase == "connect" else "list its tools"
-        super().__init__(toolset, f"did not {doing} within {timeout} s", missing_tools)
+        super().__init__(toolset, f"did not {doing} within {timeout:g} s", missing_tools)
         self.phase = phase
         self.timeout = timeout
 
@@ -66,7 +66,8 @@ class McpCallTimeoutError(ToolResponseError):
 
     def __init__(self, server: str, tool: str, timeout: float) -> None:
         message = (
-            f"MCP tool {tool!r} on {server!r} timed out after {timeout} s (the call was cancelled)"
+            f"MCP tool {tool!r} on {server!r} timed out after {timeout:g} s "
+            "(the call was cancelled)"
         )
         super().__init__(message, {"error": message, "timeout": timeout})
         self.server = server

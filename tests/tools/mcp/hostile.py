@@ -10,9 +10,11 @@ Run as ``python hostile.py MODE``. Modes:
 - ``no-call``: lists ``lookup`` and never answers a call;
 - ``non-utf8``: ``lookup`` answers a text holding a byte that is not UTF-8;
 - ``big``: ``lookup`` answers a text of ``MCP_TEST_BYTES`` bytes;
+- ``once``: lists ``lookup`` and ``crash`` (which kills the server); started a
+  second time, the server exits at once;
 - ``misfits``: ``tools/list`` answers as it should, ``lookup`` with a
   ``content`` that is not a list; with ``MCP_TEST_BAD_LIST`` set, ``tools/list``
-  answers with ``tools`` that is not a list.
+  answers with a ``nextCursor`` that is not a string.
 
 When ``MCP_TEST_LOG`` names a file, the server writes its pid there first.
 """
@@ -59,6 +61,8 @@ def text_result(request_id: object, text: bytes) -> bytes:
 def on_call(request: dict) -> None:
     if MODE == "no-call":
         return
+    if MODE == "once" and request["params"]["name"] == "crash":
+        os._exit(3)
     if MODE == "non-utf8":
         sys.stdout.buffer.write(text_result(request["id"], b"caf\xe9 au lait"))
     elif MODE == "misfits":
@@ -79,9 +83,11 @@ def on_list(request: dict) -> None:
         tool = {"name": f"tool_{page}", "inputSchema": {"type": "object"}}
         answer(request, {"tools": [tool], "nextCursor": str(page + 1)})
     elif MODE == "misfits" and os.environ.get("MCP_TEST_BAD_LIST"):
-        answer(request, {"tools": "not a list"})
+        answer(request, {"tools": [LOOKUP], "nextCursor": 7})
     elif MODE == "odd-tools":
         answer(request, {"tools": ODD_TOOLS})
+    elif MODE == "once":
+        answer(request, {"tools": [LOOKUP, {"name": "crash", "inputSchema": {"type": "object"}}]})
     else:
         answer(request, {"tools": [LOOKUP]})
 
@@ -89,6 +95,8 @@ def on_list(request: dict) -> None:
 def main() -> None:
     log = os.environ.get("MCP_TEST_LOG")
     if log:
+        if MODE == "once" and os.path.exists(log):
+            sys.exit(1)  # the second start
         with open(log, "w") as out:
             out.write(str(os.getpid()))
     for line in sys.stdin:

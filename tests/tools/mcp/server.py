@@ -77,6 +77,12 @@ async def slow(seconds: float) -> str:
 
 
 @server.tool()
+def blob(size: int) -> str:
+    """A text of ``size`` bytes."""
+    return "x" * size
+
+
+@server.tool()
 async def grow(ctx: Context) -> str:
     """Add the tool ``extra`` and tell the client the list changed."""
 

@@ -190,6 +190,21 @@ async def test_a_result_over_max_result_bytes_is_a_typed_error_at_once(hostile_t
         await big.close()
 
 
+async def test_an_http_result_over_max_result_bytes_is_a_typed_error(http_port):
+    toolset = McpToolset(
+        url=f"http://127.0.0.1:{http_port}/mcp", name="web", max_result_bytes=64 * 1024
+    )
+    try:
+        async with asyncio.timeout(TEST_BOUND):
+            with pytest.raises(McpResultTooLargeError) as raised:
+                await toolset.call_tool("blob", {"size": 128 * 1024})
+            small = await toolset.call_tool("blob", {"size": 1024})
+    finally:
+        await toolset.close()
+    assert (raised.value.server, raised.value.limit) == ("web", 64 * 1024)
+    assert small.content[0].text == "x" * 1024  # type: ignore[union-attr]
+
+
 async def test_a_result_under_max_result_bytes_is_read_whole(hostile_toolset):
     size = 3 * 1024 * 1024 + 17  # several pipe reads, not a round number
     big = hostile_toolset("big", env={"MCP_TEST_BYTES": str(size)})

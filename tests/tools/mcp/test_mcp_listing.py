@@ -63,14 +63,18 @@ async def test_a_tool_whose_schema_is_not_json_schema_deeper_down_is_left_out(
     assert "not valid JSON Schema: properties/order/type: 12 is not valid" in refused
 
 
-async def test_a_listing_the_sdk_refuses_whole_fails_the_step_typed(hostile_toolset):
+async def test_a_listing_the_sdk_refuses_whole_fails_the_step_typed(hostile_toolset, caplog):
     model = ScriptedLlm(["never asked"])
-    result = await _turn(model, hostile_toolset("misfits", env={"MCP_TEST_BAD_LIST": "1"}))
+    with caplog.at_level(logging.WARNING, logger="steadyflow"):
+        result = await _turn(model, hostile_toolset("misfits", env={"MCP_TEST_BAD_LIST": "1"}))
 
     assert type(result.error) is ToolsetUnavailableError
     assert result.error.toolset == "hostile"
-    assert "tools/list sent an answer that does not fit the MCP schema (tools:" in str(result.error)
+    assert "tools/list sent an answer that does not fit the MCP schema (nextCursor:" in str(
+        result.error
+    )
     assert model.requests == []
+    assert not [r for r in caplog.records if "left out" in r.getMessage()]  # no tool blamed
 
 
 async def test_a_call_result_the_sdk_refuses_is_an_error_the_model_reads(hostile_toolset):
@@ -96,6 +100,22 @@ async def test_names_the_runtime_reserves_are_refused_with_a_warning(hostile_too
     assert len(refusals) == 2
     assert any("'steadyflow_request_confirmation'" in m for m in refusals)
     assert any("'transfer_to_agent'" in m for m in refusals)
+
+
+async def test_an_optional_server_that_cannot_restart_names_the_tools_it_listed(
+    hostile_toolset,
+):
+    model = ScriptedLlm([call("crash"), "carrying on without the orders tools"])
+    result = await _turn(model, hostile_toolset("once", optional=True), lookup_order)
+
+    assert result.error is None
+    assert model.requests[0].tool_names() == ["lookup_order", "lookup", "crash"]
+    assert model.requests[1].tool_names() == ["lookup_order"]
+    (trace,) = await result.stored_traces()
+    assert trace.steps[0].warnings is None
+    (warning,) = trace.steps[1].warnings or []
+    assert warning.startswith("optional toolset 'hostile' left out: could not connect")
+    assert warning.endswith("(missing tools: lookup, crash)")
 
 
 async def test_a_server_that_cannot_start_fails_the_step_naming_it():

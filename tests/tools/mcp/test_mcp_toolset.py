@@ -243,5 +243,9 @@ def test_bad_configuration_is_refused_with_a_clear_error():
         McpToolset(command=["x"], transport="sse")
     with pytest.raises(ConfigurationError, match="timeout must be positive"):
         McpToolset(url="http://x", timeout=0)
-    with pytest.raises(ConfigurationError, match="max_result_bytes must be positive"):
+    with pytest.raises(ConfigurationError, match="list_timeout must be positive seconds or None"):
+        McpToolset(url="http://x", list_timeout="30")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="max_result_bytes must be a positive integer"):
         McpToolset(url="http://x", max_result_bytes=0)
+    with pytest.raises(ConfigurationError, match="max_list_pages must be a positive integer"):
+        McpToolset(url="http://x", max_list_pages=2.5)  # type: ignore[arg-type]

@@ -22,7 +22,6 @@ from ...context import InvocationContext, ReadonlyContext
 from ...errors import ToolsetUnavailableError
 from ...models.llm_request import LlmRequest
 from ...tools.base_tool import BaseTool
-from ...tools.base_toolset import BaseToolset
 from ...tools.transfer_to_agent import TRANSFER_TOOL_NAME
 from ...types import FunctionDeclaration
 from ._base import RequestProcessor
@@ -50,7 +49,7 @@ async def _toolset_tools(
         except ToolsetUnavailableError as error:
             if not toolset.optional:
                 raise
-            _left_out(agent, ctx, toolset, error)
+            _left_out(agent, ctx, error)
             continue
         for tool in tools:
             if tool.name in taken or tool.name in found or tool.name in RESERVED_TOOL_NAMES:
@@ -68,9 +67,7 @@ async def _toolset_tools(
     return found
 
 
-def _left_out(
-    agent: FlowAgent, ctx: InvocationContext, toolset: BaseToolset, error: ToolsetUnavailableError
-) -> None:
+def _left_out(agent: FlowAgent, ctx: InvocationContext, error: ToolsetUnavailableError) -> None:
     """Warn, in the log and the step's trace, that an optional toolset could not load."""
     missing = ", ".join(error.missing_tools) or "not known"
     message = (

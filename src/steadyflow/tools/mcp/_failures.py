@@ -22,6 +22,9 @@ from ._connection import McpConnection
 __all__ = ["CallFailed", "call_error", "describe", "misfit", "session_lost"]
 
 _SESSION_LOST = re.compile(r"session (not found|terminated)", re.IGNORECASE)
+# The SDK's streamable-HTTP transport ends a request whose server-sent event
+# passes its max_sse_event_size with this text (from httpx's SSE reader).
+_EVENT_TOO_LARGE = re.compile(r"event exceeded the \d+ byte limit", re.IGNORECASE)
 
 
 class CallFailed(Exception):
@@ -50,13 +53,14 @@ def call_error(
     """The error the model reads for a call to ``mcp_name`` that failed with ``error``.
 
     ``too_large``: the transport dropped the connection over a message past
-    ``max_result_bytes``, which the session only sees as a closed connection.
+    ``max_result_bytes``, which the session only sees as a closed connection
+    (over streamable HTTP the SDK says so in the error's message).
     """
     where = f"MCP tool {mcp_name!r} on {server!r}"
     if error.code == REQUEST_TIMEOUT:
         return McpCallTimeoutError(server, mcp_name, cast("float", timeout))
     if error.code == CONNECTION_CLOSED:
-        if too_large:
+        if too_large or _EVENT_TOO_LARGE.search(error.message):
             return McpResultTooLargeError(server, mcp_name, max_result_bytes)
         message = f"{where}: the connection dropped during the call"
         return ToolResponseError(message, {"error": message})

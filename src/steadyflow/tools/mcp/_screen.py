@@ -86,27 +86,35 @@ class ScreenedReads:
         if isinstance(result.get("protocolVersion"), str) and "serverInfo" in result:
             self._version = result["protocolVersion"]
         tools = result.get("tools")
-        if is_array(tools):
+        # A page wrong apart from its tools is left whole: the SDK reports it.
+        if is_array(tools) and self._problem(result, []) is None:
             item.message.result = {**result, "tools": self._fitting(result, tools)}
         return item
 
     def _fitting(self, page: dict[str, Any], tools: list[Any]) -> list[Any]:
         kept: list[Any] = []
         for tool in tools:
-            try:
-                validate_server_result("tools/list", self._version, {**page, "tools": [tool]})
-            except ValidationError as error:
-                logger.warning(
-                    "MCP server %r: tool %r left out, its listing does not fit the MCP schema: %s",
-                    self._server,
-                    tool.get("name") if is_object(tool) else tool,
-                    _first_problem(error),
-                )
+            problem = self._problem(page, [tool])
+            if problem is None:
+                kept.append(tool)
                 continue
-            except (KeyError, ValueError):  # a version the SDK has no schema for: as the SDK does
-                pass
-            kept.append(tool)
+            logger.warning(
+                "MCP server %r: tool %r left out, its listing does not fit the MCP schema: %s",
+                self._server,
+                tool.get("name") if is_object(tool) else tool,
+                _first_problem(problem),
+            )
         return kept
+
+    def _problem(self, page: dict[str, Any], tools: list[Any]) -> ValidationError | None:
+        """Why the SDK would refuse ``page`` holding just ``tools``; None if it would not."""
+        try:
+            validate_server_result("tools/list", self._version, {**page, "tools": tools})
+        except ValidationError as error:
+            return error
+        except (KeyError, ValueError):  # a version the SDK has no schema for: as the SDK does
+            pass
+        return None
 
 
 def usable_schema(server: str, tool: Tool) -> bool:

@@ -23,11 +23,8 @@ listing the SDK refuses is left out with a warning; the others are kept.
 
 Confirmation (``require_confirmation=``): ``True`` pauses every call for a
 person's yes or no, ``"destructive"`` the calls of tools the server marks
-destructive, and a predicate ``(tool, args, tool_context) -> bool`` (sync or
-async, ``tool`` the server's ``mcp.types.Tool``) decides per call. Per the
-MCP spec a tool is destructive unless it says ``readOnlyHint: true`` or
-``destructiveHint: false`` (``destructiveHint`` defaults to true), so a
-tool with no annotations counts as destructive.
+destructive (``McpTool.destructive``: unannotated tools are), and a predicate
+``(tool, args, tool_context) -> bool`` (sync or async) decides per call.
 
 A failed call (``isError``, a protocol error, a timeout, a dropped
 connection, a result too large) raises ``ToolResponseError``, whose
@@ -42,7 +39,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeGuard, TypeVar, cast
 
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, CallToolResult, PaginatedRequestParams, Tool
@@ -106,6 +103,24 @@ class _LoopState:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     connection: McpConnection | None = None
     tools: list[Tool] | None = None  # the cached listing; None after list_changed
+
+
+def _check_bounds(timeouts: Mapping[str, object], counts: Mapping[str, object]) -> None:
+    """Refuse a bound that is not a positive number (of seconds, or None; of pages or bytes)."""
+    for option, value in timeouts.items():
+        if value is not None and not (_number(value) and value > 0):
+            raise ConfigurationError(
+                f"McpToolset {option} must be positive seconds or None, got {value!r}"
+            )
+    for option, value in counts.items():
+        if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+            raise ConfigurationError(
+                f"McpToolset {option} must be a positive integer, got {value!r}"
+            )
+
+
+def _number(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class McpToolset(BaseToolset):
@@ -183,15 +198,10 @@ class McpToolset(BaseToolset):
                 "McpToolset require_confirmation must be a bool, 'destructive' or a callable "
                 f"(tool, args, tool_context) -> bool, got {require_confirmation!r}"
             )
-        for option, value in (
-            ("timeout", timeout),
-            ("connect_timeout", connect_timeout),
-            ("list_timeout", list_timeout),
-            ("max_list_pages", max_list_pages),
-            ("max_result_bytes", max_result_bytes),
-        ):
-            if value is not None and not value > 0:
-                raise ConfigurationError(f"McpToolset {option} must be positive, got {value!r}")
+        _check_bounds(
+            {"timeout": timeout, "connect_timeout": connect_timeout, "list_timeout": list_timeout},
+            {"max_list_pages": max_list_pages, "max_result_bytes": max_result_bytes},
+        )
         self.require_confirmation: McpConfirmation = require_confirmation
         self._command = list(command) if command is not None else None
         self._env = dict(env) if env is not None else None
