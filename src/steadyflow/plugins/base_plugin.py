@@ -21,11 +21,12 @@ process is shutting down; ADK has no such hook). A notifying hook that
 raises is logged with the plugin's name and does not keep the others from
 being told. ``close()`` runs when ``Runner.close()`` does.
 
-Two differences from ADK's ``BasePlugin``, so that a plugin's hooks and an
-agent's callbacks share one signature and chain: ``before_agent_callback``
-and ``after_agent_callback`` get no ``agent`` argument (it is
-``callback_context.agent_name``), and the tool hooks take ``args`` and
-``tool_response`` where ADK's take ``tool_args`` and ``result``.
+The hooks defined here have the agent callbacks' keyword names, so a
+plugin's hooks and an agent's callbacks share one signature and chain: the
+agent hooks take no ``agent`` (``callback_context.agent_name`` names it)
+and the tool hooks take ``args`` and ``tool_response``. A hook written with
+ADK's names instead (``agent``; ``tool_args``, ``result``) is called with
+those: a plugin written for ADK runs unchanged (``_adk_names``).
 """
 
 from __future__ import annotations
