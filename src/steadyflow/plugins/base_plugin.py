@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..tools.base_tool import BaseTool
     from ..types import Content
 
-__all__ = ["HOOKS", "NOTIFY_HOOKS", "BasePlugin"]
+__all__ = ["HOOKS", "BasePlugin"]
 
 HOOKS = (
     "on_user_message_callback",
@@ -61,11 +61,6 @@ HOOKS = (
     "on_run_cancelled_callback",
 )
 """The hooks a plugin may override, in the order the lifecycle reaches them."""
-
-NOTIFY_HOOKS = frozenset(
-    {"on_agent_error_callback", "on_run_error_callback", "on_run_cancelled_callback"}
-)
-"""Hooks that only notify: every plugin is told, and what they return is ignored."""
 
 
 class BasePlugin:
