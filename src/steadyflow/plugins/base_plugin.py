@@ -60,7 +60,7 @@ HOOKS = (
     "on_run_error_callback",
     "on_run_cancelled_callback",
 )
-"""The hooks a plugin may override, in the order the lifecycle reaches them."""
+"""The hooks a plugin may override (``PluginManager`` keeps a list of overrides per hook)."""
 
 
 class BasePlugin:
