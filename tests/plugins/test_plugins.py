@@ -4,7 +4,15 @@ from typing import Any
 
 import pytest
 
-from steadyflow import ConfigurationError, Content, Event, LlmAgent, Runner, SequentialAgent
+from steadyflow import (
+    ConfigurationError,
+    Content,
+    Event,
+    LlmAgent,
+    PluginError,
+    Runner,
+    SequentialAgent,
+)
 from steadyflow.models import LlmResponse
 from steadyflow.plugins import BasePlugin
 from steadyflow.testing import ScriptedLlm, call, run_turn
@@ -209,3 +217,62 @@ async def test_on_event_returning_something_else_than_an_event_is_a_clear_error(
     result = await run_turn(agent, "q", runner=runner_with(agent, Wrong("wrong")))
     assert isinstance(result.error, ConfigurationError)
     assert "on_event_callback must return an Event or None, got dict" in str(result.error)
+
+
+class AdkStyle(BasePlugin):
+    """A plugin written against ADK's BasePlugin signatures."""
+
+    def __init__(self, seen: list[Any]) -> None:
+        super().__init__("adk_style")
+        self.seen = seen
+
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        self.seen.append(("before_agent", agent.name, callback_context.agent_name))
+
+    async def after_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        self.seen.append(("after_agent", agent.name))
+
+    async def before_tool_callback(self, *, tool: Any, tool_args: dict, tool_context: Any) -> None:
+        self.seen.append(("before_tool", tool.name, tool_args))
+
+    async def after_tool_callback(
+        self, *, tool: Any, tool_args: dict, tool_context: Any, result: dict
+    ) -> dict:
+        self.seen.append(("after_tool", tool_args, result))
+        return {"found": "rewritten"}
+
+    async def on_tool_error_callback(
+        self, *, tool: Any, tool_args: dict, tool_context: Any, error: Exception
+    ) -> dict:
+        self.seen.append(("tool_error", tool.name, tool_args, type(error).__name__))
+        return {"handled": True}
+
+
+async def test_a_plugin_written_with_adks_hook_signatures_runs_unchanged():
+    seen: list[Any] = []
+    model = ScriptedLlm([call("lookup", {"q": "812"}), call("missing_tool", {"x": 1}), "done"])
+    agent = LlmAgent(name="a", model=model, tools=[lookup])
+    result = await run_turn(agent, "q", runner=runner_with(agent, AdkStyle(seen)))
+
+    assert result.error is None
+    assert seen == [
+        ("before_agent", "a", "a"),
+        ("before_tool", "lookup", {"q": "812"}),
+        ("after_tool", {"q": "812"}, {"found": "812"}),
+        ("tool_error", "missing_tool", {"x": 1}, "ToolNotFoundError"),
+        ("after_agent", "a"),
+    ]
+    responses = [r.response for e in result.events for r in e.get_function_responses()]
+    assert responses == [{"found": "rewritten"}, {"handled": True}]
+
+
+async def test_an_adk_style_hook_that_raises_is_named_in_the_error():
+    class Failing(BasePlugin):
+        async def before_tool_callback(self, *, tool, tool_args, tool_context):
+            raise LookupError(f"no policy for {tool_args['q']}")
+
+    agent = LlmAgent(name="a", model=ScriptedLlm([call("lookup", {"q": "812"})]), tools=[lookup])
+    result = await run_turn(agent, "q", runner=runner_with(agent, Failing("policy")))
+    assert isinstance(result.error, PluginError)
+    assert (result.error.plugin_name, result.error.hook) == ("policy", "before_tool_callback")
+    assert "no policy for 812" in str(result.error)

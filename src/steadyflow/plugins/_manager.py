@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import PluginError, SteadyflowError
+from ._adk_names import adk_hook
 from .base_plugin import HOOKS, BasePlugin
 
 __all__ = ["PluginManager", "hook_error"]
@@ -27,7 +28,9 @@ logger = logging.getLogger("steadyflow.plugins")
 def _overridden(plugins: Sequence[BasePlugin], hook: str) -> tuple[Callable[..., Any], ...]:
     default = getattr(BasePlugin, hook)
     return tuple(
-        getattr(plugin, hook) for plugin in plugins if getattr(type(plugin), hook) is not default
+        adk_hook(getattr(plugin, hook), hook)
+        for plugin in plugins
+        if getattr(type(plugin), hook) is not default
     )
 
 

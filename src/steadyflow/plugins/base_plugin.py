@@ -21,11 +21,12 @@ process is shutting down; ADK has no such hook). A notifying hook that
 raises is logged with the plugin's name and does not keep the others from
 being told. ``close()`` runs when ``Runner.close()`` does.
 
-Two differences from ADK's ``BasePlugin``, so that a plugin's hooks and an
-agent's callbacks share one signature and chain: ``before_agent_callback``
-and ``after_agent_callback`` get no ``agent`` argument (it is
-``callback_context.agent_name``), and the tool hooks take ``args`` and
-``tool_response`` where ADK's take ``tool_args`` and ``result``.
+The hooks defined here have the agent callbacks' keyword names, so a
+plugin's hooks and an agent's callbacks share one signature and chain: the
+agent hooks take no ``agent`` (``callback_context.agent_name`` names it)
+and the tool hooks take ``args`` and ``tool_response``. A hook written with
+ADK's names instead (``agent``; ``tool_args``, ``result``) is called with
+those: a plugin written for ADK runs unchanged (``_adk_names``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from ..tools.base_tool import BaseTool
     from ..types import Content
 
-__all__ = ["HOOKS", "NOTIFY_HOOKS", "BasePlugin"]
+__all__ = ["HOOKS", "BasePlugin"]
 
 HOOKS = (
     "on_user_message_callback",
@@ -59,12 +60,7 @@ HOOKS = (
     "on_run_error_callback",
     "on_run_cancelled_callback",
 )
-"""The hooks a plugin may override, in the order the lifecycle reaches them."""
-
-NOTIFY_HOOKS = frozenset(
-    {"on_agent_error_callback", "on_run_error_callback", "on_run_cancelled_callback"}
-)
-"""Hooks that only notify: every plugin is told, and what they return is ignored."""
+"""The hooks a plugin may override (``PluginManager`` keeps a list of overrides per hook)."""
 
 
 class BasePlugin:

@@ -105,6 +105,10 @@ class FunctionTool(BaseTool):
     until a person confirms or declines it (see ``docs/confirmation.md``);
     a ``ConfirmationPredicate`` ``(args, tool_context) -> bool`` (sync or
     async) decides per call, from the model's arguments.
+
+    Raises:
+        ToolDefinitionError: ``func``'s signature cannot be described to the
+            model (see the module docstring); it names the parameter.
     """
 
     def __init__(

@@ -116,3 +116,22 @@ async def test_after_a_late_result_later_turns_keep_it_paired_with_its_call():
     assert responses[2] is not None and responses[2].response == {"status": "approved"}
     assert sum(r is not None for r in responses) == 1
     assert "Waiting for approval." in texts and "Still waiting." in texts
+
+
+async def test_a_late_result_paired_by_a_client_id_is_sent_paired_without_the_id():
+    # The call's id was made on the client (the model gave none): pairing uses it,
+    # the model never sees it.
+    events = _approval_history()
+    for event in events:
+        for part in event.content.parts if event.content else []:
+            named = part.function_call or part.function_response
+            if named is not None:
+                named.id = "sf-c1"
+    request = await process(LlmAgent(name="a", model=ScriptedLlm([])), events)
+
+    call, response = request.contents[1].parts[0], request.contents[2].parts[0]
+    assert call.function_call is not None and call.function_call.id is None
+    assert response.function_response is not None
+    assert response.function_response.response == {"status": "approved"}
+    assert response.function_response.id is None
+    assert events[1].content.parts[0].function_call.id == "sf-c1"  # the session keeps it
