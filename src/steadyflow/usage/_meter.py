@@ -106,7 +106,7 @@ class UsageMeter:
 
     @property
     def counts_tool_calls(self) -> bool:
-        """Whether a tool-call limit applies: the flow asks ``admit_tool_call`` first."""
+        """Whether a tool-call limit applies (``admit_tool_call`` counts then)."""
         limits = self.limits
         return limits is not None and (
             limits.max_tool_calls is not None or limits.max_calls_per_tool is not None
@@ -197,8 +197,11 @@ class UsageMeter:
         return cost
 
     def admit_tool_call(self, tool: str) -> str | None:
-        """Count a call of ``tool``, or say why a tool-call limit refuses it (``_tool_calls``)."""
-        if self.limits is None:
+        """Count a call of ``tool``, or say why a tool-call limit refuses it (``_tool_calls``).
+
+        None (and nothing counted) when no tool-call limit applies.
+        """
+        if self.limits is None or not self.counts_tool_calls:
             return None
         refusal = admit_tool_call(self.limits, self.totals, tool)
         if refusal is None:
