@@ -165,3 +165,23 @@ async def test_a_streamed_answer_without_usage_is_charged_the_output_it_streamed
         record.usage["output_tokens"],
         True,
     )
+
+
+async def test_a_custom_model_reporting_an_absurd_count_leaves_sqlite_spend_sane(
+    tmp_path: Path,
+) -> None:
+    absurd = UsageMetadata(input_tokens=10**30, output_tokens=5, total_tokens=10**30 + 5)
+    reply = answer("It shipped.", 1, 1)
+    reply.usage_metadata = absurd
+    model = ScriptedLlm([reply])
+    service = SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}")
+    runner = Runner(app_name="app", agent=LlmAgent(name="a", model=model), session_service=service)
+    config = RunConfig(spend_limits=[SpendLimit(scope="user", max_total_tokens=3500)])
+    try:
+        session = await runner.create_session(user_id="u")
+        events = await turn(runner, session.id, config, QUESTION)
+        (entry,) = await runner.spend_store.entries("app", 0.0)
+    finally:
+        await service.close()
+    assert events[-1].text == "It shipped."
+    assert 900 < entry.tokens < 1100  # the estimate, not 10**30 (an OverflowError in SQLite)
