@@ -39,3 +39,11 @@ def test_whether_attempts_are_checked_follows_the_limits_the_meter_holds() -> No
     assert not meter.checks_attempts
     meter.limits = UsageLimits(max_total_tokens=10)
     assert meter.checks_attempts
+
+
+def test_tool_call_limits_alone_check_tool_calls_and_no_model_attempt() -> None:
+    meter = UsageMeter(UsageLimits(max_calls_per_tool={"lookup": 1}))
+    assert meter.counts_tool_calls and not meter.checks_attempts
+    assert meter.admit_tool_call("lookup") is None
+    assert meter.stored["tool_calls_by_name"] == {"lookup": 1}
+    assert meter.admit_tool_call("lookup") is not None

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from steadyflow import LlmAgent, RunConfig, Runner
+from steadyflow import LlmAgent, RunConfig, Runner, StreamingMode
 from steadyflow.errors import UsageLimitExceededError
 from steadyflow.models.openai import OpenAI
 from steadyflow.sessions.sql import SqlSessionService
@@ -24,7 +24,7 @@ from steadyflow.testing import ScriptedLlm
 from steadyflow.types import UsageMetadata
 from steadyflow.usage import SpendLimit, UsageLimits
 from tests.models.providers import SECRET
-from tests.support.hostile import HostileServer, Reply
+from tests.support.hostile import HostileServer, Reply, sse
 
 from .helpers import answer, noop, records, start, tool_call, turn
 
@@ -136,3 +136,52 @@ async def test_a_custom_model_reporting_negative_usage_is_charged_an_estimate() 
     assert len(model.requests) == 3
     (record,) = await records(runner, sid)
     assert record.usage["input_tokens"] > 3000 and record.usage["estimated_attempts"] == 3
+
+
+def streamed(text: str, pieces: int) -> Reply:
+    """A streamed answer of ``text`` in ``pieces`` chunks and no usage chunk at all."""
+    head = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
+    step = len(text) // pieces
+    chunks = [
+        {**head, "choices": [{"index": 0, "delta": {"content": text[i : i + step]}}]}
+        for i in range(0, len(text), step)
+    ]
+    done = {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    body = sse(*(json.dumps(c) for c in [*chunks, done]), "[DONE]")
+    return Reply(headers={"content-type": "text/event-stream"}, body=body)
+
+
+async def test_a_streamed_answer_without_usage_is_charged_the_output_it_streamed(
+    server: HostileServer, llm: OpenAI
+) -> None:
+    server.script(streamed("x" * 4000, pieces=8))  # 1,000 output tokens as the history counts
+    runner, sid = await start(LlmAgent(name="a", model=llm))
+    await turn(runner, sid, RunConfig(streaming_mode=StreamingMode.SSE))
+    (record,) = await records(runner, sid)
+    assert record.usage["estimated_attempts"] == 1
+    assert 1000 <= record.usage["output_tokens"] <= 1010  # the whole answer, counted once
+    (step,) = record.trace.steps
+    assert (step.output_tokens, step.attempts[0].usage_estimated) == (
+        record.usage["output_tokens"],
+        True,
+    )
+
+
+async def test_a_custom_model_reporting_an_absurd_count_leaves_sqlite_spend_sane(
+    tmp_path: Path,
+) -> None:
+    absurd = UsageMetadata(input_tokens=10**30, output_tokens=5, total_tokens=10**30 + 5)
+    reply = answer("It shipped.", 1, 1)
+    reply.usage_metadata = absurd
+    model = ScriptedLlm([reply])
+    service = SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}")
+    runner = Runner(app_name="app", agent=LlmAgent(name="a", model=model), session_service=service)
+    config = RunConfig(spend_limits=[SpendLimit(scope="user", max_total_tokens=3500)])
+    try:
+        session = await runner.create_session(user_id="u")
+        events = await turn(runner, session.id, config, QUESTION)
+        (entry,) = await runner.spend_store.entries("app", 0.0)
+    finally:
+        await service.close()
+    assert events[-1].text == "It shipped."
+    assert 900 < entry.tokens < 1100  # the estimate, not 10**30 (an OverflowError in SQLite)

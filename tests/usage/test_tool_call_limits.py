@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from steadyflow import LlmAgent, RunConfig
+from steadyflow import FunctionTool, LlmAgent, RunConfig
 from steadyflow.errors import ConfigurationError
 from steadyflow.sessions import InMemorySessionService
 from steadyflow.testing import ScriptedLlm
 from steadyflow.testing.scripted import call
+from steadyflow.tools import confirmation_answer, confirmation_requests
 from steadyflow.usage import UsageLimits
 
 from .helpers import records, start, turn
@@ -105,3 +106,24 @@ def test_bad_tool_call_limits_are_refused_by_name() -> None:
         UsageLimits(max_calls_per_tool=["lookup"])  # type: ignore[arg-type]
     limits = UsageLimits(max_tool_calls=2, max_calls_per_tool={"lookup": 1})
     assert UsageLimits.from_dict(limits.to_dict()) == limits
+
+
+async def test_a_call_waiting_for_confirmation_counts_once() -> None:
+    ran: list[int] = []
+
+    def transfer(amount: int) -> dict:
+        """Move money."""
+        ran.append(amount)
+        return {"moved": amount}
+
+    model = ScriptedLlm([call("transfer", {"amount": 5}), "Sent."])
+    tool = FunctionTool(transfer, require_confirmation=True)
+    runner, sid = await start(LlmAgent(name="a", model=model, tools=[tool]))
+    config = RunConfig(usage_limits=UsageLimits(max_tool_calls=1))
+    (request,) = [r for e in await turn(runner, sid, config) for r in confirmation_requests(e)]
+    answer = confirmation_answer(request.id, confirmed=True)
+    events = [e async for e in runner.run_async(user_id="u", session_id=sid, new_message=answer)]
+    assert ran == [5]  # counted when it was asked, not again when it ran
+    assert events[-1].text == "Sent."
+    (record,) = await records(runner, sid)
+    assert record.usage["tool_calls"] == 1

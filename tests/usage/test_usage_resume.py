@@ -7,6 +7,7 @@ import pytest
 from steadyflow import LlmAgent, RunConfig, Runner
 from steadyflow.errors import UsageLimitExceededError
 from steadyflow.testing import ScriptedLlm
+from steadyflow.testing.scripted import call
 from steadyflow.types import GenerateContentConfig
 from steadyflow.usage import UsageLimits
 from tests.durable.test_resume import Crash, Tools, as_if_killed, crash_then, resumed
@@ -49,3 +50,31 @@ async def test_a_resume_without_usage_before_counts_from_zero(service) -> None:
     assert [e.text for e in events] == ["hello"]
     (record,) = await records(runner, session.id)
     assert record.usage["attempts"] == 1
+
+
+async def test_tool_calls_before_the_crash_count_against_the_tool_call_limit_after_it(
+    service,
+) -> None:
+    lookup = call("lookup", {"order_id": "1"})
+    model = ScriptedLlm([lookup, Crash(), call("lookup", {"order_id": "2"}), "done"])
+    tools = Tools(crash=set())
+    agent = LlmAgent(name="a", model=model, tools=[tools.make("lookup")])
+    runner = Runner(app_name="app", agent=agent, session_service=service)
+    session = await runner.create_session(user_id="u")
+    config = RunConfig(usage_limits=UsageLimits(max_tool_calls=1))
+    with pytest.raises(Crash):  # the process dies during the second model call
+        async for _ in runner.run_async(
+            user_id="u", session_id=session.id, new_message="go", run_config=config
+        ):
+            pass
+    await as_if_killed(runner, session.id)
+    events = await resumed(runner, session.id)
+    assert [name for name, _ in tools.runs] == ["lookup"]  # the second call was refused
+    refused = [r.response for e in events for r in e.get_function_responses()]
+    assert refused == [
+        {
+            "error": "tool call refused: max_tool_calls (1) reached for this invocation; "
+            "no more tools can run, answer with what you have"
+        }
+    ]
+    assert events[-1].text == "done"

@@ -200,17 +200,15 @@ async def _dispatch(
     scope: ToolCallScope,
 ) -> _Answer:
     """``call`` of ``tool`` (None: no tool of its name): gate, callbacks, the tool itself."""
-    agent, meter = batch.agent, batch.ctx.usage
+    agent = batch.agent
     if tool is None:
         scope.failed("UnknownTool")
         args = copy_object(call.args)
         result: Any = await unknown_tool_answer(
             agent, call.name, args, tool_context, [*batch.tools]
         )
-    elif (
-        meter.counts_tool_calls
-        and tool_context.tool_confirmation is None  # else counted when it was first asked
-        and (refusal := meter.admit_tool_call(call.name))
+    elif tool_context.tool_confirmation is None and (  # a confirmed call was counted when asked
+        refusal := batch.ctx.usage.admit_tool_call(call.name)
     ):
         result = {"error": refusal}  # a tool-call limit: nothing of the call runs
         scope.failed("ToolCallLimit")

@@ -10,8 +10,11 @@
 Every limit is checked before each model attempt against the attempt's
 estimate (estimated input plus the request's ``max_output_tokens``) and
 refuses it with ``UsageLimitExceededError`` before anything is sent; every
-attempt's reported usage counts afterwards, failed attempts' too. The exact
-rule is in ``_meter``'s docstring and docs/cost.md. Spend stores:
+attempt's reported usage counts afterwards, failed attempts' too. A report
+that is missing or invalid (negative, not a number, absurd) is replaced by
+an estimate, never by zero (``_call``). Tool-call limits are checked before
+each tool call (``_tool_calls``). The exact rule is in ``_meter``'s
+docstring and docs/cost.md. Spend stores:
 ``InMemorySpendStore``, ``SqlSessionService.spend_store()`` (the session
 database) and ``steadyflow.usage.redis.RedisSpendStore`` (fleets).
 """

@@ -121,8 +121,6 @@ class UsageMeter:
             attempt was counted or the totals replaced (the record keeper
             reads it on every write: no call each time). Read-only: the dict
             is handed out again.
-        counts_tool_calls: a tool-call limit applies: the flow asks
-            ``admit_tool_call`` before each tool call.
     """
 
     def __init__(
@@ -144,14 +142,23 @@ class UsageMeter:
         self._hard_usage_limit = _hard_limit(self.limits)
         nothing = self.limits is None and totals is None
         self.stored: dict[str, Any] = {} if nothing else self._stored_now()
-        self.counts_tool_calls = self.limits is not None and (
-            self.limits.max_tool_calls is not None or self.limits.max_calls_per_tool is not None
-        )
 
     @property
     def checks_attempts(self) -> bool:
-        """Whether an attempt must be admitted first (a usage or spend limit applies)."""
-        return self.limits is not None or self.spend is not None
+        """Whether an attempt must be admitted first (a token, cost or spend limit applies).
+
+        Tool-call limits alone say nothing about a model attempt: no estimate is made.
+        """
+        limits = self.limits
+        return self.spend is not None or (limits is not None and limits.bounds_model_calls)
+
+    @property
+    def counts_tool_calls(self) -> bool:
+        """Whether a tool-call limit applies (``admit_tool_call`` counts then)."""
+        limits = self.limits
+        return limits is not None and (
+            limits.max_tool_calls is not None or limits.max_calls_per_tool is not None
+        )
 
     @property
     def totals(self) -> UsageTotals:
@@ -297,8 +304,11 @@ class UsageMeter:
         return cost
 
     def admit_tool_call(self, tool: str) -> str | None:
-        """Count a call of ``tool``, or say why a tool-call limit refuses it (``_tool_calls``)."""
-        if self.limits is None:
+        """Count a call of ``tool``, or say why a tool-call limit refuses it (``_tool_calls``).
+
+        None (and nothing counted) when no tool-call limit applies.
+        """
+        if self.limits is None or not self.counts_tool_calls:
             return None
         refusal = admit_tool_call(self.limits, self.totals, tool)
         if refusal is None:

@@ -77,14 +77,14 @@ def _per_tool(owner: str, value: object) -> dict[str, int]:
     return checked
 
 
-# The limits that are whole counts (tokens or calls), checked and stored alike.
-_COUNTS = (
+_TOKEN_LIMITS = (
     "max_input_tokens",
     "max_output_tokens",
     "max_total_tokens",
     "max_request_input_tokens",
-    "max_tool_calls",
 )
+# The limits that are whole counts (tokens or calls), checked and stored alike.
+_COUNTS = (*_TOKEN_LIMITS, "max_tool_calls")
 
 
 def _flag(owner: str, name: str, value: object) -> None:
@@ -158,6 +158,13 @@ class UsageLimits:
     def from_dict(cls, data: dict[str, Any]) -> UsageLimits:
         """Read back what ``to_dict`` wrote."""
         return cls(**data)
+
+    @property
+    def bounds_model_calls(self) -> bool:
+        """True when a token or cost limit is set: each model attempt is checked first."""
+        return self.max_cost is not None or any(
+            getattr(self, name) is not None for name in _TOKEN_LIMITS
+        )
 
     @property
     def is_empty(self) -> bool:
