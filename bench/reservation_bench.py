@@ -51,6 +51,7 @@ PRICES = {"bench-model": ModelPrice(input=Decimal(1), output=Decimal(4), max_out
 LOOSE = UsageLimits(max_total_tokens=10**12, max_cost=Decimal(10**6))
 SPEND = SpendLimit(scope="user", max_total_tokens=10**15)
 USAGE = UsageMetadata(input_tokens=12, output_tokens=3, total_tokens=15)
+SCRIPT_CALLS = ("cmdstat_evalsha", "cmdstat_eval")  # what a client sends; the rest runs inside
 SCENARIOS: dict[str, tuple[RunConfig, int | None]] = {
     "none": (RunConfig(prices=PRICES), 256),
     "usage": (RunConfig(usage_limits=LOOSE, prices=PRICES), 256),
@@ -131,7 +132,13 @@ async def sql_round(url: str, attempts: int) -> dict[str, float]:
     counter = Statements()
 
     async def count() -> dict[str, float]:
-        return {"statements": counter.statements, "transactions": counter.transactions}
+        # Over a network each statement is a round trip, and so are BEGIN and COMMIT.
+        trips = counter.statements + 2 * counter.transactions
+        return {
+            "statements": counter.statements,
+            "transactions": counter.transactions,
+            "round_trips": trips,
+        }
 
     try:
         return await store_round(service.spend_store(), attempts, count)
@@ -150,8 +157,9 @@ async def redis_round(url: str, attempts: int) -> dict[str, float]:
 
     async def count() -> dict[str, float]:
         stats = await client.info("commandstats")
+        scripts = sum(stats.get(name, {}).get("calls", 0) for name in SCRIPT_CALLS)
         calls = sum(v["calls"] for k, v in stats.items() if k != "cmdstat_info")
-        return {"commands": calls}
+        return {"round_trips": scripts, "commands_run_by_scripts": calls - scripts}
 
     try:
         return await store_round(store, attempts, count)
@@ -195,7 +203,7 @@ def main() -> None:
         from tests.support.redis import start_redis
 
         servers = [start_postgres(), start_redis()]
-        args.postgres = servers[0].url(servers[0].create_database())
+        args.postgres = servers[0].create_database()
         args.redis = servers[1].url()
     try:
         results = asyncio.run(measure(args.turns, args.rounds, args.postgres, args.redis))
