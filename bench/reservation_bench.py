@@ -10,6 +10,12 @@ is sent and settled after it (``steadyflow.usage``). Two measurements:
   ``usage+spend`` (and a per-user ``SpendLimit`` on the in-memory spend
   store), ``ceiling`` (the same, no ``max_output_tokens``: the model's
   output ceiling reserved). The target is under 5% of the unlimited turn.
+- **the reservation alone**: ``UsageMeter.admit`` then ``record`` (the
+  hold made, the attempt counted, the hold settled) called directly, CPU
+  per attempt, with the usage limits alone and with an in-memory spend
+  limit as well: the part of the turn's extra cost that is the reservation
+  (the rest is the estimate of the request and the usage kept in the
+  invocation's record, which limits needed before reservations too).
 - **per store**, reserving and settling one attempt through the spend
   limits' own gate (``SpendLimits``), N times: the statements and
   transactions per attempt on SQLite (tmpfs) and PostgreSQL, the Redis
@@ -43,6 +49,8 @@ from steadyflow.sessions.sql import SqlSessionService
 from steadyflow.types import Content, GenerateContentConfig, UsageMetadata
 from steadyflow.usage import ModelPrice, SpendLimit, SpendStore, UsageLimits
 from steadyflow.usage._estimate import Estimate
+from steadyflow.usage._memory_spend import InMemorySpendStore
+from steadyflow.usage._meter import UsageMeter
 from steadyflow.usage.spend import SpendLimits, Who
 
 USER = "u1"
@@ -89,6 +97,20 @@ async def _turn(runner: Runner, session_id: str, run_config: RunConfig) -> None:
     )
     async for _ in events:
         pass
+
+
+async def reserve_settle_cpu(spend: bool, attempts: int) -> float:
+    """CPU microseconds of one reservation and its settling, called directly."""
+    gate = None
+    if spend:
+        gate = SpendLimits([SPEND], InMemorySpendStore(), Who("bench", USER, "s", "e"))
+    meter = UsageMeter(LOOSE, PRICES, gate)
+    estimate = Estimate(15, 256)
+    started = time.process_time()
+    for _ in range(attempts):
+        hold = await meter.admit("attempt", "bench", "bench-model", estimate)
+        meter.record("bench", "bench-model", USAGE, hold)
+    return (time.process_time() - started) / attempts * 1e6
 
 
 class Statements:
@@ -180,6 +202,10 @@ async def measure(
     for name, cpu in runs.items():
         median = statistics.median(cpu)
         results[f"memory/{name}"] = {"cpu_us": median, "overhead": (median - base) / base}
+    for spend in (False, True):
+        cpu = statistics.median([await reserve_settle_cpu(spend, turns) for _ in range(rounds)])
+        name = "reservation/usage+spend" if spend else "reservation/usage"
+        results[name] = {"cpu_us": cpu, "of_turn": cpu / base}
     with tempfile.TemporaryDirectory(dir=TMPFS) as tmp:
         results["sqlite"] = await sql_round(f"sqlite+aiosqlite:///{tmp}/s.db", turns)
     if postgres:
