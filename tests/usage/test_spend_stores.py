@@ -96,3 +96,16 @@ async def test_concurrent_reservations_never_admit_more_than_the_limit(spend_sto
         *(reserve(spend_store, f"h{i}", ALICE_1, 100, check) for i in range(25))
     )
     assert sum(1 for r in results if r is None) == 10
+
+
+async def test_holds_settled_out_of_order_count_in_their_own_time(spend_store):
+    check = tokens(100, seconds=150.0)
+    assert await reserve(spend_store, "h1", ALICE_1, 30, check, now=100.0) is None
+    assert await reserve(spend_store, "h2", ALICE_1, 30, check, now=200.0) is None
+    await spend_store.settle("h2", ALICE_1, Charge(200, 20), 201.0)  # the later one ends first
+    await spend_store.settle("h1", ALICE_1, Charge(400, 40), 202.0)
+    refusal = await reserve(spend_store, "h3", ALICE_1, 70, check, now=240.0)
+    assert refusal is not None and refusal.spent == Charge(600, 60)  # both in the window
+    refusal = await reserve(spend_store, "h4", ALICE_1, 90, check, now=260.0)
+    assert refusal is not None and refusal.spent == Charge(200, 20)  # h1 has left it
+    assert await reserve(spend_store, "h5", ALICE_1, 80, check, now=261.0) is None

@@ -73,6 +73,7 @@ def _call_model(
 ) -> AsyncIterator[LlmResponse]:
     """The model's responses under the retry policy, recorded in the trace as they come."""
     llm = agent.canonical_model
+    stream = ctx.run_config.streaming_mode is StreamingMode.SSE
     observer = ModelCallRecorder(
         ctx.trace,
         step,
@@ -85,11 +86,12 @@ def _call_model(
         respect_retry_after=ctx.run_config.retry_config.respect_retry_after,
         agent_name=agent.name,
         parent=ctx.agent_span,
+        stream=stream,
     )
     return generate_with_retries(
         llm,
         request,
-        stream=ctx.run_config.streaming_mode is StreamingMode.SSE,
+        stream=stream,
         config=ctx.run_config.retry_config,
         before_attempt=observer.before_attempt,
         agent_name=agent.name,

@@ -216,6 +216,7 @@ class ModelCallRecorder(MeteredCall):
         respect_retry_after: the config's, to tell whether a hint set a wait.
         agent_name: the calling agent.
         parent: the span to open the call span under.
+        stream: whether the call streams (see ``MeteredCall``).
     """
 
     __slots__ = (
@@ -245,11 +246,14 @@ class ModelCallRecorder(MeteredCall):
         respect_retry_after: bool,
         agent_name: str = "",
         parent: Span | None = None,
+        stream: bool = False,
     ) -> None:
         if step is None:  # a call outside a step: its records go nowhere
             step = StepTrace(0, "", recorder.now())
         step.model = model
-        MeteredCall.__init__(self, meter, request, step, count_attempt, agent_name, parent)
+        MeteredCall.__init__(
+            self, meter, request, step, count_attempt, agent_name, parent, stream=stream
+        )
         self._recorder, self.step = recorder, step
         self._provider, self._model = provider, model
         self._conversation_id = conversation_id
@@ -277,7 +281,7 @@ class ModelCallRecorder(MeteredCall):
         if self._paced is not None:
             self._attempt.paced, self._paced = _micro(self._paced), None
         self.step.attempts.append(self._attempt)
-        if self._hold is not None:  # a hard limit may cut the answer (``MeteredCall``)
+        if self._stream and self._hold is not None:  # a limit may cut it (``MeteredCall``)
             responses = self.within_reservation(responses)
         if not self.traced:  # no span to open (the check ``CallSpans`` makes, without its frame)
             return responses

@@ -82,6 +82,7 @@ class MeteredCall(CallSpans):
         count_attempt: counts one attempt against ``max_llm_calls``.
         agent_name: the calling agent, for error messages and spans.
         parent: the span to open the call span under; ``None`` uses the current context.
+        stream: whether the call streams (only a stream is cut at its reservation).
     """
 
     __slots__ = (
@@ -94,6 +95,7 @@ class MeteredCall(CallSpans):
         "_received",
         "_request",
         "_step",
+        "_stream",
         "_usage",
         "before_attempt",
     )
@@ -106,9 +108,12 @@ class MeteredCall(CallSpans):
         count_attempt: Callable[[], None],
         agent_name: str,
         parent: Span | None = None,
+        *,
+        stream: bool = False,
     ) -> None:
         CallSpans.__init__(self, agent_name, parent)
         self._meter, self._request, self._step = meter, request, step
+        self._stream = stream
         self._count_attempt = count_attempt
         self.before_attempt: Callable[[], Awaitable[None] | None] = (
             self._admit_and_count if meter.checks_attempts else count_attempt
@@ -146,10 +151,11 @@ class MeteredCall(CallSpans):
     def within_reservation(self, responses: Responses) -> Responses:
         """``responses``, cut once a streamed answer passes the output reserved for it.
 
-        ``responses`` itself when no hard limit reserved anything (no layer to pay for).
+        ``responses`` itself when the call does not stream or no hard limit
+        reserved anything (no layer to pay for).
         """
         hold = self._hold
-        if hold is None or hold.allowance is None:
+        if not self._stream or hold is None or hold.allowance is None:
             return responses
         return _within_reservation(responses, hold, self._describe(-1))
 

@@ -83,8 +83,12 @@ class SpendGate(Protocol):
         """Replace ``hold`` by what the attempt actually used (None: nothing reported)."""
         ...
 
+    def settle_now(self, hold: Any, usage: UsageMetadata | None, cost: Decimal | None) -> bool:
+        """``settle`` at once if the store never waits; False when it must be awaited."""
+        ...
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(slots=True)
 class Reservation:
     """What one admitted attempt holds until ``UsageMeter.record`` settles it.
 
@@ -225,14 +229,11 @@ class UsageMeter:
             )
         spend_hard = None if self.spend is None else self.spend.hard_limit
         hard_limit = self._hard_usage_limit or spend_hard
-        worst = lenient = estimate
+        worst = lenient = _priced(estimate, price)
         if not estimate.bound:
-            lenient = replace(estimate, bound="output not reserved")
+            lenient = _priced(replace(estimate, bound="output not reserved"), price)
             if hard_limit is not None:
-                worst = self._worst_case(call, provider, model, estimate, hard_limit)
-        if price is not None:
-            worst = replace(worst, cost=price.cost(worst.as_usage()))
-            lenient = replace(lenient, cost=price.cost(lenient.as_usage()))
+                worst = self._worst_case(call, provider, model, estimate, hard_limit, price)
         held = None
         if self.limits is not None:
             held = worst if self._hard_usage_limit else lenient
@@ -250,7 +251,13 @@ class UsageMeter:
         return Reservation(held, spend_hold, allowance, hard_limit or "", estimate.input_tokens)
 
     def _worst_case(
-        self, call: str, provider: str, model: str, estimate: Estimate, limit: str
+        self,
+        call: str,
+        provider: str,
+        model: str,
+        estimate: Estimate,
+        limit: str,
+        price: Price | None,
     ) -> Estimate:
         """``estimate`` with the model's output ceiling, or ``UnboundedOutputError``."""
         ceiling = self._ceiling(provider, model)
@@ -263,7 +270,7 @@ class UsageMeter:
                 f"{{{model!r}: ModelPrice(..., max_output_tokens=N)}}), or let one answer "
                 "cross the limit with allow_overshoot=True on it"
             )
-        return replace(estimate, output_tokens=ceiling, bound="output ceiling")
+        return _priced(replace(estimate, output_tokens=ceiling, bound="output ceiling"), price)
 
     def _committed(self) -> UsageTotals:
         """What the invocation used, plus what its attempts in flight hold."""
@@ -299,8 +306,10 @@ class UsageMeter:
         if hold is not None:
             if hold.usage is not None:
                 self._holds.remove(hold.usage)
-            if self.spend is not None and hold.spend is not None:
-                self._background(self.spend.settle(hold.spend, usage, cost))
+            spend = self.spend
+            if spend is not None and hold.spend is not None:
+                if not spend.settle_now(hold.spend, usage, cost):
+                    self._background(spend.settle(hold.spend, usage, cost))
         return cost
 
     def admit_tool_call(self, tool: str) -> str | None:
@@ -335,6 +344,14 @@ class UsageMeter:
         """The invocation is over: wait for the last charges (if any are pending)."""
         if self._pending:
             await self.flush()
+
+
+def _priced(estimate: Estimate, price: Price | None) -> Estimate:
+    """``estimate`` with its cost at ``price`` (as it is without one)."""
+    if price is None:
+        return estimate
+    cost = price.cost(estimate.as_usage())
+    return Estimate(estimate.input_tokens, estimate.output_tokens, cost, estimate.bound)
 
 
 def _hard_limit(limits: UsageLimits | None) -> str | None:

@@ -167,7 +167,12 @@ class SpendEntry:
 
 
 class SpendStore(Protocol):
-    """Where spend entries live; see the module docstring for the guarantees."""
+    """Where spend entries live; see the module docstring for the guarantees.
+
+    A store whose writes never wait (``InMemorySpendStore``) may also offer
+    a synchronous ``settle_now`` with ``settle``'s arguments: the meter then
+    settles in place instead of in a background task.
+    """
 
     async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
         """Atomically: the first check ``hold`` would cross, or store ``hold`` (now: its ``at``)."""
@@ -204,6 +209,10 @@ class SpendLimits:
     ) -> None:
         self.checks = [SpendCheck.of(limit) for limit in limits]
         self.store, self.who = store, who
+        # A store whose writes never wait settles in place: no task per attempt.
+        self._settle_now: Callable[[str, Who, Charge | None, float], None] | None = getattr(
+            store, "settle_now", None
+        )
         self._hold_seconds, self._clock = hold_seconds, clock
         self.needs_cost = any(check.max_cost_nano is not None for check in self.checks)
         hard = [
@@ -236,10 +245,21 @@ class SpendLimits:
 
     async def settle(self, hold: Any, usage: UsageMetadata | None, cost: Decimal | None) -> None:
         """Charge what the attempt used in place of its hold."""
-        actual = None
-        if usage is not None:
-            actual = Charge(to_nano(cost), usage.input_tokens + usage.output_tokens)
-        await self.store.settle(str(hold), self.who, actual, self._clock())
+        await self.store.settle(str(hold), self.who, _actual(usage, cost), self._clock())
+
+    def settle_now(self, hold: Any, usage: UsageMetadata | None, cost: Decimal | None) -> bool:
+        """``settle`` at once where the store never waits; False: await ``settle`` instead."""
+        if self._settle_now is None:
+            return False
+        self._settle_now(str(hold), self.who, _actual(usage, cost), self._clock())
+        return True
+
+
+def _actual(usage: UsageMetadata | None, cost: Decimal | None) -> Charge | None:
+    """What an attempt used, as a store charges it (None: nothing was reported)."""
+    if usage is None:
+        return None
+    return Charge(to_nano(cost), usage.input_tokens + usage.output_tokens)
 
 
 def _refused(refusal: Refusal, estimate: Estimate, call: str) -> UsageLimitExceededError:

@@ -5,8 +5,8 @@ inside its window, then inserts the reserved row. Two reservations never
 interleave: on PostgreSQL the transaction first takes an advisory lock per
 app (``pg_advisory_xact_lock``), on SQLite the write transaction's lock
 (``BEGIN IMMEDIATE``) does the same. Settling updates or deletes the row.
-Rows older than ``retention_seconds`` are deleted by the reservations of
-their app.
+Rows older than ``retention_seconds`` are deleted by a reservation of their
+app, at most once a minute per store (not one more statement per attempt).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ class SqlSpendStore:
     ) -> None:
         self._read, self._write = read, write
         self._retention = retention_seconds
+        self._pruned: dict[str, float] = {}  # app -> when its old rows were last deleted
 
     async def reserve(self, hold: SpendEntry, checks: Sequence[SpendCheck]) -> Refusal | None:
         """See ``SpendStore.reserve``."""
@@ -73,8 +74,11 @@ class SqlSpendStore:
             if conn.dialect.name == "postgresql":
                 lock = text("SELECT pg_advisory_xact_lock(hashtext(:key))")
                 await conn.execute(lock, {"key": f"steadyflow_spend:{hold.app}"})
-            cutoff = hold.at - self._retention
-            await conn.execute(delete(s).where((s.c.app_name == hold.app) & (s.c.at <= cutoff)))
+            if hold.at - self._pruned.get(hold.app, float("-inf")) >= 60.0:
+                cutoff = hold.at - self._retention
+                where = (s.c.app_name == hold.app) & (s.c.at <= cutoff)
+                await conn.execute(delete(s).where(where))
+                self._pruned[hold.app] = hold.at
             for check in checks:
                 spent = await _spent(conn, check, hold)
                 if check.refuses(spent, hold.charge):
