@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo demo-tree test test-fast lint typecheck docs docs-serve pytest services bench bench-quick clean
+.PHONY: demo demo-tree test test-fast lint typecheck docs docs-serve pytest services bench bench-quick dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,10 @@ bench: $(BENCH_STAMP)
 
 bench-quick: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run --quick $(BENCH_ARGS)
+
+# A wheel to install steadyflow elsewhere (it is not on PyPI): dist/steadyflow-*.whl.
+dist: | $(BIN)/python
+	$(BIN)/pip wheel -q --no-deps --wheel-dir dist .
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import envs, procs, report, scenarios
+from . import envs, overview, procs, report, scenarios
 from .sides import OURS, PEERS, Side, baseline_side
 
 __all__ = ["main"]
@@ -241,7 +241,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     readme = None if args.no_readme else envs.REPO / "bench" / "README.md"
     if args.render:
-        report.publish(json.loads(Path(args.render).read_text()), RESULTS, readme=readme)
+        _publish(json.loads(Path(args.render).read_text()), readme)
         return 0
     profile = scenarios.QUICK if args.quick else scenarios.FULL
     started = time.perf_counter()
@@ -259,8 +259,15 @@ def main(argv: list[str]) -> int:
     raw["packages"] = _packages(sides)
     raw["meta"]["load_at_end"] = os.getloadavg()
     raw["meta"]["seconds"] = round(time.perf_counter() - started, 1)
-    report.publish(raw, RESULTS, readme=readme)
+    _publish(raw, readme)
     return 0
+
+
+def _publish(raw: dict[str, Any], readme: Path | None) -> None:
+    """The results everywhere: bench/README.md, and for a full run the pages' short table."""
+    report.publish(raw, RESULTS, readme=readme)
+    if readme is not None and raw["meta"]["profile"] == scenarios.FULL.name:
+        overview.update_pages(raw, envs.REPO)
 
 
 if __name__ == "__main__":

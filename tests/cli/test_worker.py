@@ -48,3 +48,44 @@ def test_a_bad_heartbeat_timeout_names_the_setting(cli: CliRunner, tmp_path: Pat
         "0",
     )
     assert_one_line_error(result, "heartbeat_timeout")
+
+
+def test_the_worker_runs_turns_with_the_files_run_config(
+    cli: CliRunner, tmp_path: Path, monkeypatch
+) -> None:
+    from steadyflow import RetryConfig, RunConfig
+    from steadyflow.durable import temporal
+
+    given: list[RunConfig] = []
+
+    class Worker:
+        async def run(self) -> None:
+            return None
+
+        async def shutdown(self) -> None:
+            return None
+
+    async def connect(address: str, namespace: str) -> object:
+        return object()
+
+    def create_worker(client: object, **options: object) -> Worker:
+        run_config = options["run_config"]
+        assert isinstance(run_config, RunConfig)
+        given.append(run_config)
+        return Worker()
+
+    monkeypatch.setattr(temporal, "connect", connect)
+    monkeypatch.setattr(temporal, "create_worker", create_worker)
+    path = tmp_path / "agent.py"
+    path.write_text(
+        AGENT
+        + "from steadyflow import RetryConfig, RunConfig\n"
+        + "run_config = RunConfig(max_llm_calls=7, retry_config=RetryConfig(max_attempts=4))\n"
+    )
+    db = f"sqlite:///{tmp_path / 'sessions.db'}"
+    args = ["worker", str(path), "--temporal-address", "127.0.0.1:1", "--session-db", db]
+    result = invoke(cli, *args, "--retry-attempts", "2")
+    assert result.exit_code == 0, result.stderr
+    (config,) = given
+    assert config.max_llm_calls == 7
+    assert config.retry_config == RetryConfig(max_attempts=2)

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
+import sys
+import time
 from decimal import Decimal
 from typing import Any
 
 import httpx
 
-from steadyflow import LlmAgent
+from steadyflow import Content, Event, LlmAgent
 from steadyflow.server import ServerLimits, create_app
-from steadyflow.sessions import InMemorySessionService
+from steadyflow.sessions import InMemorySessionService, InvocationOwner, InvocationRecord
 from steadyflow.testing import ScriptedLlm, call
 from steadyflow.usage import ModelPrice, UsageLimits
-from tests.server.harness import APP, USER, create_session, lookup_order, run_body, running
+from tests.server.harness import (
+    APP,
+    USER,
+    create_session,
+    lookup_order,
+    read_sse,
+    run_body,
+    running,
+)
 
 SESSIONS = f"/apps/{APP}/users/{USER}/sessions"
 
@@ -91,3 +103,36 @@ async def test_a_request_may_ask_for_less_than_the_ceiling_and_the_default():
             "max_output_tokens": 300,
             "max_total_tokens": 600,
         }
+
+
+async def test_a_resumed_invocation_keeps_the_limits_it_started_with():
+    store = InMemorySessionService()
+    model = ScriptedLlm(["never sent"])
+    agent = LlmAgent(name=APP, model=model)
+    limits = ServerLimits(max_usage=UsageLimits(max_total_tokens=1000))
+    async with running(create_app(agent, store, limits)) as client:
+        session_id = await create_session(client)
+        session = await store.get_session(app_name=APP, user_id=USER, session_id=session_id)
+        assert session is not None
+        dead = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+        await dead.wait()
+        record = InvocationRecord(
+            id="e-cut",
+            app_name=APP,
+            user_id=USER,
+            session_id=session_id,
+            agent=APP,
+            max_llm_calls=5,
+            owner=InvocationOwner(socket.gethostname(), dead.pid, 0.0),
+            lease_expires_at=time.time() + 60,
+            usage={"limits": {"max_total_tokens": 5}},
+        )
+        user = Event(invocation_id="e-cut", author="user", content=Content.from_text("hi"))
+        await store.append_event_and_record(session, user, record)
+        path = f"{SESSIONS}/{session_id}/resume"
+        async with client.stream("POST", path, json={"invocation_id": "e-cut"}) as response:
+            messages = [m async for m in read_sse(response)]
+        assert messages[-1].event == "error"
+        assert messages[-1].data["type"] == "UsageLimitExceededError"
+        assert "max_total_tokens (5)" in messages[-1].data["message"]
+    assert model.requests == []

@@ -1,8 +1,9 @@
 """The ``steadyflow`` command: run agents, inspect sessions and traces, run the demo.
 
-Needs the ``cli`` extra (Typer and Rich): ``pip install 'steadyflow[cli]'``.
-``python -m steadyflow`` runs it too. Commands: ``run``, ``demo``,
-``sessions list|show|delete``, ``trace``, ``dump-request``, ``emulate``, ``serve``.
+Needs the ``cli`` extra (Typer and Rich): ``pip install -e '.[cli]'`` in a
+checkout. ``python -m steadyflow`` runs it too. Commands: ``run``, ``demo``,
+``confirm``, ``resume``, ``sessions list|show|delete``, ``trace``,
+``invocations``, ``usage``, ``dump-request``, ``emulate``, ``serve``, ``worker``.
 """
 
 from __future__ import annotations
