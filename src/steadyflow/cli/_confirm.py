@@ -3,9 +3,11 @@
 A turn that pauses for a person (docs/confirmation.md) ends with
 confirmation requests. In chat mode (``run AGENT`` without a QUERY) each is
 asked on the spot: the tool, its arguments and the hint, then
-``allow? [y/N]``. Only ``y`` or ``yes`` allows; anything else declines, the
-safe answer; Ctrl-D leaves the request waiting and prints how to answer it
-later. In one-shot mode (``run AGENT QUERY``, ``resume``, ``confirm``)
+``allow? [y/N]``. ``y`` or ``yes`` allows; ``n``, ``no`` or an empty line
+declines, the safe answer; any other line is a new message, which
+supersedes the waiting requests as a new message does anywhere (each is
+declined "superseded by a new message" and the line starts a new turn);
+Ctrl-D leaves the request waiting and prints how to answer it later. In one-shot mode (``run AGENT QUERY``, ``resume``, ``confirm``)
 nobody is there to ask: the requests are printed with the exact
 ``steadyflow confirm`` lines that allow or decline them, and the command
 exits 0 (the turn did not fail, it waits).
@@ -39,6 +41,7 @@ from ._errors import CliError
 __all__ = ["Answer", "answer_commands", "ask", "pending_requests", "show_waiting"]
 
 _YES = ("y", "yes")
+_NO = ("", "n", "no")
 
 
 @dataclass(frozen=True)
@@ -84,16 +87,23 @@ def _show_request(console: Console, request: ConfirmationRequest) -> None:
 
 
 def ask(console: Console, requests: list[ConfirmationRequest]) -> Content | None:
-    """Ask the person about each request; their answers as one message (None: Ctrl-D)."""
+    """Ask the person about each request; their answers as one message (None: Ctrl-D).
+
+    A reply that is neither yes nor no is the person's next message: it is
+    returned as it is, and the runner supersedes the requests with it.
+    """
     parts: list[Part] = []
     for request in requests:
         _show_request(console, request)
         try:
-            reply = console.input("  allow? \\[y/N] ")
+            reply = console.input("  allow? \\[y/N] ").strip()
         except (EOFError, KeyboardInterrupt):
             console.print()
             return None
-        confirmed = reply.strip().lower() in _YES
+        if reply.lower() not in _YES + _NO:
+            console.print("  [yellow]a new message: the waiting requests are superseded[/]")
+            return Content.from_parts(Part(text=reply))
+        confirmed = reply.lower() in _YES
         console.print("  [green]allowed[/]" if confirmed else "  [yellow]declined[/]")
         parts.extend(Answer(confirmed).message([request]).parts)
     return Content.from_parts(*parts)
