@@ -11,6 +11,7 @@ from tests.cli.support import assert_one_line_error, invoke, session_ids
 SETTINGS_AGENT = """
 from steadyflow import LlmAgent, RunConfig
 from steadyflow.testing import ScriptedLlm, call
+from steadyflow.types import GenerateContentConfig
 from steadyflow.usage import UsageLimits
 
 
@@ -23,6 +24,7 @@ root_agent = LlmAgent(
     name="shop",
     model=ScriptedLlm([call("lookup_order", {{"order_id": "812"}}), "Order 812 has shipped."]),
     tools=[lookup_order],
+    generate_content_config=GenerateContentConfig(max_output_tokens=100),
 )
 run_config = {settings}
 """
@@ -64,7 +66,7 @@ def test_usage_flags_add_to_the_files_usage_limits(cli, db, tmp_path) -> None:
     args = ["run", agent, "Where is order 812?", "--max-total-tokens", "20", "--session-db", db]
     result = invoke(cli, *args)
     assert result.exit_code == 1
-    assert "UsageLimitExceededError: max_total_tokens (20) would be exceeded" in result.stderr
+    assert "UsageLimitExceededError: max_total_tokens (20 tokens) would be exceeded" in result.stderr
     record = stored_record(cli, db)
     assert record["usage"]["limits"] == {"max_input_tokens": 10_000, "max_total_tokens": 20}
     assert record["llm_calls"] == 0  # refused before the attempt was sent

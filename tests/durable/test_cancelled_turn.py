@@ -46,15 +46,26 @@ async def quick_lookup(order_id: str, tool_context: ToolContext) -> dict:
 
 
 def unpaired_calls(request: LlmRequest) -> list[str]:
-    """The ids of the request's calls that have no result after them (empty: valid)."""
-    open_ids: list[str] = []
+    """The calls of the request that have no result after them (empty: valid).
+
+    A call is named by its id, or by its tool's name when the request carries
+    no id (steadyflow's own ids are not sent): a result answers the earliest
+    open call with its id, or with its name when it has none.
+    """
+    open_calls: list[tuple[str, str]] = []
     for content in request.contents:
         for part in content.parts:
             if part.function_call is not None:
-                open_ids.append(part.function_call.id or "")
-            elif part.function_response is not None and part.function_response.id in open_ids:
-                open_ids.remove(part.function_response.id)
-    return open_ids
+                open_calls.append((part.function_call.id or "", part.function_call.name))
+            elif part.function_response is not None:
+                response = part.function_response
+                for index, (call_id, name) in enumerate(open_calls):
+                    if (response.id and call_id == response.id) or (
+                        not response.id and not call_id and name == response.name
+                    ):
+                        del open_calls[index]
+                        break
+    return [call_id or name for call_id, name in open_calls]
 
 
 async def cancel_during_the_tool(runner: Runner, tool: SlowTool, session_id: str) -> None:
