@@ -21,7 +21,7 @@ from steadyflow.errors import UsageLimitExceededError
 from steadyflow.models.openai import OpenAI
 from steadyflow.sessions.sql import SqlSessionService
 from steadyflow.testing import ScriptedLlm
-from steadyflow.types import UsageMetadata
+from steadyflow.types import GenerateContentConfig, UsageMetadata
 from steadyflow.usage import SpendLimit, UsageLimits
 from tests.models.providers import SECRET
 from tests.support.hostile import HostileServer, Reply, sse
@@ -29,6 +29,9 @@ from tests.support.hostile import HostileServer, Reply, sse
 from .helpers import answer, noop, records, start, tool_call, turn
 
 QUESTION = "Where is my order? " * 200  # about 1,000 tokens: the estimate is close to honest
+# Hard limits reserve input plus the most an answer may write: a small bound
+# keeps each reservation near the honest usage, so the arithmetic allows 3.
+BOUNDED = GenerateContentConfig(max_output_tokens=20)
 HONEST = {"prompt_tokens": 1005, "completion_tokens": 12, "total_tokens": 1017}
 HOSTILE = {
     "negative": {"prompt_tokens": -100000, "completion_tokens": 12, "total_tokens": -99988},
@@ -74,7 +77,9 @@ async def test_a_usage_limit_allows_what_honest_usage_allows(
     server: HostileServer, llm: OpenAI, usage: dict[str, Any] | None
 ) -> None:
     server.script(calls_noop(usage))  # the model calls a tool forever
-    runner, sid = await start(LlmAgent(name="a", model=llm, tools=[noop]))
+    runner, sid = await start(
+        LlmAgent(name="a", model=llm, tools=[noop], generate_content_config=BOUNDED)
+    )
     limits = UsageLimits(max_total_tokens=3500)
     with pytest.raises(UsageLimitExceededError) as caught:
         await turn(runner, sid, RunConfig(usage_limits=limits, max_llm_calls=40), QUESTION)
@@ -95,7 +100,11 @@ async def test_a_sqlite_spend_limit_allows_what_honest_usage_allows(
 ) -> None:
     server.script(says("It shipped.", usage))
     service = SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}")
-    runner = Runner(app_name="app", agent=LlmAgent(name="a", model=llm), session_service=service)
+    runner = Runner(
+        app_name="app",
+        agent=LlmAgent(name="a", model=llm, generate_content_config=BOUNDED),
+        session_service=service,
+    )
     config = RunConfig(spend_limits=[SpendLimit(scope="user", max_total_tokens=3500)])
     answered = 0
     try:
@@ -129,7 +138,9 @@ async def test_a_custom_model_reporting_negative_usage_is_charged_an_estimate() 
     for step in steps:
         step.usage_metadata = bad
     model = ScriptedLlm([*steps, answer("done", 1, 1)])
-    runner, sid = await start(LlmAgent(name="a", model=model, tools=[noop]))
+    runner, sid = await start(
+        LlmAgent(name="a", model=model, tools=[noop], generate_content_config=BOUNDED)
+    )
     limits = UsageLimits(max_total_tokens=3500)
     with pytest.raises(UsageLimitExceededError):
         await turn(runner, sid, RunConfig(usage_limits=limits), QUESTION)
@@ -175,7 +186,11 @@ async def test_a_custom_model_reporting_an_absurd_count_leaves_sqlite_spend_sane
     reply.usage_metadata = absurd
     model = ScriptedLlm([reply])
     service = SqlSessionService(f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}")
-    runner = Runner(app_name="app", agent=LlmAgent(name="a", model=model), session_service=service)
+    runner = Runner(
+        app_name="app",
+        agent=LlmAgent(name="a", model=model, generate_content_config=BOUNDED),
+        session_service=service,
+    )
     config = RunConfig(spend_limits=[SpendLimit(scope="user", max_total_tokens=3500)])
     try:
         session = await runner.create_session(user_id="u")

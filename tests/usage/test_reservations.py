@@ -125,7 +125,8 @@ async def test_without_max_output_tokens_the_model_ceiling_is_reserved() -> None
     with pytest.raises(UsageLimitExceededError) as caught:
         await turn(runner, sid, tight)
     assert model.requests == []
-    assert "+ 800 output ceiling" in str(caught.value.needed)
+    assert caught.value.needed == 820
+    assert "+ 800 output ceiling" in caught.value.detail
     room = RunConfig(usage_limits=UsageLimits(max_total_tokens=900), prices=prices)
     assert [e.text for e in await turn(runner, sid, room)] == ["fine"]
 
