@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from steadyflow import Content, Event, LlmAgent
+from steadyflow import Content, Event, GenerateContentConfig, LlmAgent
 from steadyflow.server import ServerLimits, create_app
 from steadyflow.sessions import InMemorySessionService, InvocationOwner, InvocationRecord
 from steadyflow.testing import ScriptedLlm, call
@@ -30,7 +30,9 @@ SESSIONS = f"/apps/{APP}/users/{USER}/sessions"
 
 
 def served(model: ScriptedLlm, limits: ServerLimits | None = None) -> Any:
-    agent = LlmAgent(name=APP, model=model, tools=[lookup_order])
+    # Hard limits reserve the most an answer may write: the agent bounds it.
+    bounded = GenerateContentConfig(max_output_tokens=100)
+    agent = LlmAgent(name=APP, model=model, tools=[lookup_order], generate_content_config=bounded)
     return running(create_app(agent, InMemorySessionService(), limits))
 
 
@@ -49,7 +51,7 @@ async def test_a_requests_usage_limit_stops_its_turn_before_the_call():
         assert response.status_code == 429
         error = response.json()["error"]
         assert error["type"] == "UsageLimitExceededError"
-        assert "max_total_tokens (5) would be exceeded" in error["message"]
+        assert "max_total_tokens (5 tokens) would be exceeded" in error["message"]
         assert await stored_limits(client, session_id) == {"max_total_tokens": 5}
     assert model.requests == []
 
@@ -108,7 +110,8 @@ async def test_a_request_may_ask_for_less_than_the_ceiling_and_the_default():
 async def test_a_resumed_invocation_keeps_the_limits_it_started_with():
     store = InMemorySessionService()
     model = ScriptedLlm(["never sent"])
-    agent = LlmAgent(name=APP, model=model)
+    bounded = GenerateContentConfig(max_output_tokens=100)
+    agent = LlmAgent(name=APP, model=model, generate_content_config=bounded)
     limits = ServerLimits(max_usage=UsageLimits(max_total_tokens=1000))
     async with running(create_app(agent, store, limits)) as client:
         session_id = await create_session(client)
@@ -134,5 +137,5 @@ async def test_a_resumed_invocation_keeps_the_limits_it_started_with():
             messages = [m async for m in read_sse(response)]
         assert messages[-1].event == "error"
         assert messages[-1].data["type"] == "UsageLimitExceededError"
-        assert "max_total_tokens (5)" in messages[-1].data["message"]
+        assert "max_total_tokens (5 tokens)" in messages[-1].data["message"]
     assert model.requests == []
