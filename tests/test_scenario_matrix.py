@@ -29,6 +29,7 @@ import pytest
 from steadyflow import (
     Content,
     FunctionTool,
+    GenerateContentConfig,
     LlmAgent,
     ParallelAgent,
     RetryConfig,
@@ -184,7 +185,11 @@ async def usage_limits(world: World) -> tuple[Runner, str]:
         usage_limits=UsageLimits(max_total_tokens=1_000_000),
     )
     world.emu.add_script(ToolCall("lookup", {"order_id": "7"}), "Shipped.")
-    runner = world.runner(LlmAgent(name=APP, model=world.llm, tools=[world.lookup_tool()]))
+    bounded = GenerateContentConfig(max_output_tokens=1000)  # a hard limit reserves it
+    agent = LlmAgent(
+        name=APP, model=world.llm, tools=[world.lookup_tool()], generate_content_config=bounded
+    )
+    runner = world.runner(agent)
     session = await runner.create_session(user_id=USER)
     events = await world.turn(runner, session.id, "Where is 7?")
     assert events[-1].text == "Shipped."
