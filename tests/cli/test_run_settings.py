@@ -66,7 +66,8 @@ def test_usage_flags_add_to_the_files_usage_limits(cli, db, tmp_path) -> None:
     args = ["run", agent, "Where is order 812?", "--max-total-tokens", "20", "--session-db", db]
     result = invoke(cli, *args)
     assert result.exit_code == 1
-    assert "UsageLimitExceededError: max_total_tokens (20 tokens) would be exceeded" in result.stderr
+    refused = "UsageLimitExceededError: max_total_tokens (20 tokens) would be exceeded"
+    assert refused in result.stderr
     record = stored_record(cli, db)
     assert record["usage"]["limits"] == {"max_input_tokens": 10_000, "max_total_tokens": 20}
     assert record["llm_calls"] == 0  # refused before the attempt was sent

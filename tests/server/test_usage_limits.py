@@ -10,8 +10,10 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+import pytest
 
 from steadyflow import Content, Event, GenerateContentConfig, LlmAgent
+from steadyflow.errors import ConfigurationError
 from steadyflow.server import ServerLimits, create_app
 from steadyflow.sessions import InMemorySessionService, InvocationOwner, InvocationRecord
 from steadyflow.testing import ScriptedLlm, call
@@ -56,8 +58,13 @@ async def test_a_requests_usage_limit_stops_its_turn_before_the_call():
     assert model.requests == []
 
 
+PRICES = {"scripted-model": ModelPrice(input=1, output=2)}
+
+
 async def test_a_limit_above_the_operators_ceiling_is_a_422_naming_it():
-    limits = ServerLimits(max_usage=UsageLimits(max_total_tokens=1000, max_cost=Decimal("0.5")))
+    limits = ServerLimits(
+        max_usage=UsageLimits(max_total_tokens=1000, max_cost=Decimal("0.5")), prices=PRICES
+    )
     model = ScriptedLlm(["never sent"])
     async with served(model, limits) as client:
         session_id = await create_session(client)
@@ -77,9 +84,8 @@ async def test_a_limit_above_the_operators_ceiling_is_a_422_naming_it():
 
 async def test_the_ceilings_apply_to_a_request_that_names_no_limit():
     model = ScriptedLlm([call("lookup_order", {"order_id": "812"}), "Order 812 has shipped."])
-    prices = {"scripted-model": ModelPrice(input=1, output=2)}
     limits = ServerLimits(
-        max_usage=UsageLimits(max_total_tokens=1000, max_cost=Decimal("0.5")), prices=prices
+        max_usage=UsageLimits(max_total_tokens=1000, max_cost=Decimal("0.5")), prices=PRICES
     )
     async with served(model, limits) as client:
         session_id = await create_session(client)
@@ -139,3 +145,26 @@ async def test_a_resumed_invocation_keeps_the_limits_it_started_with():
         assert messages[-1].data["type"] == "UsageLimitExceededError"
         assert "max_total_tokens (5 tokens)" in messages[-1].data["message"]
     assert model.requests == []
+
+
+async def test_a_cost_limit_on_a_model_with_no_price_is_a_422_before_the_turn():
+    model = ScriptedLlm(["never sent"])
+    async with served(model) as client:
+        session_id = await create_session(client)
+        body = run_body(session_id, usage_limits={"max_cost": 0.01})
+        response = await client.post("/run", json=body)
+        assert response.status_code == 422
+        (field,) = response.json()["error"]["fields"]
+        assert field["field"] == "run_config.usage_limits.max_cost"
+        assert "no price is known for model 'scripted-model'" in field["message"]
+        assert (await client.get(f"{SESSIONS}/{session_id}/invocations")).json() == []
+    assert model.requests == []
+
+
+def test_an_operators_cost_ceiling_needs_a_price_for_every_model():
+    agent = LlmAgent(name=APP, model=ScriptedLlm([]))
+    limits = ServerLimits(max_usage=UsageLimits(max_cost=Decimal("1")))
+    with pytest.raises(ConfigurationError, match="no price is known for model 'scripted-model'"):
+        create_app(agent, InMemorySessionService(), limits)
+    priced = ServerLimits(max_usage=UsageLimits(max_cost=Decimal("1")), prices=PRICES)
+    assert create_app(agent, InMemorySessionService(), priced) is not None

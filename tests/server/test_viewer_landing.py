@@ -135,3 +135,25 @@ async def test_a_declined_turn_is_one_card_in_the_conversation(browser: BrowserC
         await expect(cards).to_contain_text("I did not refund order 7.")
         await page.screenshot(path=ARTIFACTS / "viewer-declined.png", full_page=True)
     assert problems == []
+
+
+async def test_a_waiting_invocations_timeline_shows_the_wait_still_open(browser: BrowserContext):
+    agent = bank_agent(call("refund", {"order_id": "7"}))
+    async with running(create_app(agent, InMemorySessionService())) as client:
+        session_id = await new_session(client, "ann")
+        body = {"app_name": APP, "user_id": "ann", "session_id": session_id}
+        assert (await client.post("/run", json={**body, "new_message": "Refund 7"})).is_success
+        (record,) = (
+            await client.get(f"/apps/{APP}/users/ann/sessions/{session_id}/invocations")
+        ).json()
+        assert record["status"] == "waiting"
+        url = f"{client.base_url}/#/sessions/ann/{session_id}/invocations/{record['id']}"
+        page, problems = await open_page(browser, url)
+        summary = page.locator("dl.summary")
+        await expect(summary).to_contain_text("waiting for a person")
+        await expect(summary).to_contain_text("(still waiting)")
+        await expect(summary).not_to_contain_text("0 µs (still waiting)")  # counts until now
+        wait = page.locator(".person-wait.open .person-row")
+        await expect(wait).to_contain_text("waiting for a person")
+        await page.screenshot(path=ARTIFACTS / "viewer-timeline-waiting.png", full_page=True)
+    assert problems == []

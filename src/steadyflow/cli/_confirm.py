@@ -7,8 +7,9 @@ asked on the spot: the tool, its arguments and the hint, then
 declines, the safe answer; any other line is a new message, which
 supersedes the waiting requests as a new message does anywhere (each is
 declined "superseded by a new message" and the line starts a new turn);
-Ctrl-D leaves the request waiting and prints how to answer it later. In one-shot mode (``run AGENT QUERY``, ``resume``, ``confirm``)
-nobody is there to ask: the requests are printed with the exact
+Ctrl-D leaves the request waiting and prints how to answer it later. In
+one-shot mode (``run AGENT QUERY``, ``resume``, ``confirm``) nobody is
+there to ask: the requests are printed with the exact
 ``steadyflow confirm`` lines that allow or decline them, and the command
 exits 0 (the turn did not fail, it waits).
 

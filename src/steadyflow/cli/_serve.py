@@ -31,7 +31,7 @@ from ..usage import UsageLimits
 from ..usage.limits import to_money
 from ._check import check_models
 from ._emulator import provider_emulator
-from ._errors import CliError
+from ._errors import CliError, user_errors
 from ._loader import load_agent_file, override_model
 from ._settings import DEFAULT_RETRY_ATTEMPTS
 
@@ -122,26 +122,28 @@ def serve_command(options: ServeOptions) -> None:
             override_model(agent, options.model)
         if options.check:
             check_models(agent, emulator=options.emulator)
-        server.serve(
-            agent,
-            session_url=options.session_db,
-            host=options.host,
-            port=options.port,
-            limits=_limits(options, file_config),
-            auth_token=options.auth_token,
-            app_name=options.app,
-            log_level=options.log_level,
-            access=server.Access(
-                allowed_hosts=options.allowed_hosts,
-                allowed_origins=options.allowed_origins,
-                operator_token=options.operator_token,
-                allow_shared_state=options.allow_shared_state,
-            ),
-            resume_expired=options.resume_expired,
-            temporal_address=options.temporal_address,
-            task_queue=options.task_queue,
-            namespace=options.namespace,
-        )
+        limits = _limits(options, file_config)
+        with user_errors():  # settings create_app refuses (an unpriced cost limit)
+            server.serve(
+                agent,
+                session_url=options.session_db,
+                host=options.host,
+                port=options.port,
+                limits=limits,
+                auth_token=options.auth_token,
+                app_name=options.app,
+                log_level=options.log_level,
+                access=server.Access(
+                    allowed_hosts=options.allowed_hosts,
+                    allowed_origins=options.allowed_origins,
+                    operator_token=options.operator_token,
+                    allow_shared_state=options.allow_shared_state,
+                ),
+                resume_expired=options.resume_expired,
+                temporal_address=options.temporal_address,
+                task_queue=options.task_queue,
+                namespace=options.namespace,
+            )
 
 
 def _check_tokens(options: ServeOptions) -> None:

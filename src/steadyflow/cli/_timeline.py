@@ -9,7 +9,8 @@ the summary after each turn of ``run``, and the demo.
 A tool call that asked a person (``short_circuit == "confirmation"``) ends
 its step; the time until the next step started is the person's, drawn as
 a row of its own and counted apart from the retry waits. With no next step
-the invocation is still waiting, and the summary says so.
+(and no error or cancellation since) the invocation is still waiting, and
+the summary says so.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def summary_line(trace: InvocationTrace) -> str:
     status = trace.status if trace.error_type is None else f"{trace.status} ({trace.error_type})"
     waits = person_waits(trace)
     ending = f"{status} in {duration(trace.duration)}"
-    if waits and waits[-1][1] is None:
+    if waits and waits[-1][1] is None and trace.status not in ("error", "cancelled"):
         ending = f"waiting for a person (after {duration(trace.duration)})"
     person = sum(seconds or 0.0 for _, seconds in waits)
     retries = count(trace.retries, "retry", "retries")

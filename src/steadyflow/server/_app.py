@@ -25,7 +25,7 @@ from ..sessions.base import BaseSessionService
 from ._auth import BearerAuth, TokenDigest
 from ._errors import ApiError
 from ._guard import RequestGuard
-from ._limits import ServerLimits
+from ._limits import ServerLimits, unpriced_models
 from ._openapi import openapi_spec
 from ._requests import RequestLog
 from ._routes import Api
@@ -124,6 +124,18 @@ def _tokens(auth_token: str | None, operator_token: str | None) -> list[TokenDig
     return [TokenDigest(t) for t in (auth_token, operator_token) if t is not None]
 
 
+def _check_cost_ceilings(limits: ServerLimits, missing: list[str]) -> None:
+    """An operator's cost limit must be enforceable for every model of the tree (``missing``)."""
+    costs = [u.max_cost for u in (limits.max_usage, limits.default_usage) if u is not None]
+    if any(cost is not None for cost in costs) and missing:
+        names = ", ".join(repr(name) for name in missing)
+        raise ConfigurationError(
+            f"a cost limit is set but no price is known for model {names}: pass "
+            "ServerLimits(prices={...}) (run_config.prices in the agent file) or install "
+            "the cost extra"
+        )
+
+
 def create_app(
     agent: BaseAgent,
     session_service: BaseSessionService,
@@ -185,6 +197,8 @@ def create_app(
             "is guarded; every other route is open to anyone who reaches the server"
         )
     limits = limits or ServerLimits()
+    unpriced = unpriced_models(agent, limits.prices)
+    _check_cost_ceilings(limits, unpriced)
     name = _checked_name(app_name or agent.name)
     turns = TurnRegistry()
     requests = RequestLog()
@@ -202,7 +216,7 @@ def create_app(
         runner = temporal.runner(
             app_name=name, agent=agent, session_service=WriteThroughService(session_service)
         )
-    spec = openapi_spec(name, limits, auth=auth_token is not None)
+    spec = openapi_spec(name, limits, auth=auth_token is not None, priced=not unpriced)
     operator = TokenDigest(operator_token) if operator_token is not None else None
     api = Api(
         name,

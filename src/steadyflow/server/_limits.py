@@ -17,14 +17,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._response_cap import DEFAULT_MAX_RESPONSE_BYTES
+from ..agents.base_agent import BaseAgent
+from ..agents.llm_agent import LlmAgent
 from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
-from ..usage import ModelPrice, SpendLimit, UsageLimits
+from ..usage import ModelPrice, SpendLimit, UsageLimits, find_price
 from ..usage.limits import to_money
 from ._errors import ApiError, FieldError
 from ._schemas import RunOptions, UsageLimitOptions
 
-__all__ = ["ServerLimits"]
+__all__ = ["ServerLimits", "check_cost_limit", "unpriced_models"]
 
 _USAGE_FIELDS = ("max_input_tokens", "max_output_tokens", "max_total_tokens", "max_cost")
 
@@ -197,3 +199,41 @@ def _ceiling(name: str, value: object, ceiling: object) -> FieldError:
         f"run_config.usage_limits.{name}",
         f"must be at most {ceiling} (the server's limit), got {value}",
     )
+
+
+def unpriced_models(agent: BaseAgent, prices: Mapping[str, ModelPrice] | None) -> list[str]:
+    """The models of ``agent``'s tree with no known price: a cost limit cannot bound them.
+
+    A model that cannot be resolved here (no SDK, an unknown name) is left to
+    fail where it is called.
+    """
+    missing: list[str] = []
+    pending = [agent]
+    while pending:
+        current = pending.pop()
+        pending.extend(current.sub_agents)
+        if not isinstance(current, LlmAgent) or not current.model:
+            continue
+        try:
+            llm = current.canonical_model
+        except (ImportError, ValueError):
+            continue
+        if find_price(llm.provider, llm.model, prices) is None and llm.model not in missing:
+            missing.append(llm.model)
+    return missing
+
+
+def check_cost_limit(run_config: RunConfig, agent: BaseAgent, asked: bool) -> None:
+    """422 when a cost limit the request asked for cannot be enforced for the agent's models.
+
+    Raises:
+        ApiError: naming ``run_config.usage_limits.max_cost`` and the unpriced models.
+    """
+    limits = run_config.usage_limits
+    if not asked or limits is None or limits.max_cost is None:
+        return
+    missing = unpriced_models(agent, run_config.prices)
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        message = f"no price is known for model {names}: this server cannot enforce a cost limit"
+        raise ApiError.invalid([FieldError("run_config.usage_limits.max_cost", message)])

@@ -152,11 +152,25 @@ def _model_schemas() -> dict[str, Any]:
     return schemas
 
 
-def _schemas(app_name: str, limits: ServerLimits) -> dict[str, Any]:
+def _usage_schema(schema: dict[str, Any], limits: ServerLimits, priced: bool) -> None:
+    """The operator's ceilings as maximums; no ``max_cost`` when a model has no price."""
+    fields = schema["properties"]
+    if not priced:
+        del fields["max_cost"]
+    if limits.max_usage is None:
+        return
+    for name, field in fields.items():
+        ceiling = getattr(limits.max_usage, name)
+        if ceiling is not None:
+            field["anyOf"][0]["maximum"] = float(ceiling) if name == "max_cost" else ceiling
+
+
+def _schemas(app_name: str, limits: ServerLimits, priced: bool) -> dict[str, Any]:
     schemas = copy.deepcopy(_model_schemas())
     options = schemas["RunOptions"]["properties"]
     options["max_llm_calls"]["anyOf"][0].update(minimum=1, maximum=limits.max_llm_calls)
     options["retry_max_attempts"]["anyOf"][0].update(minimum=1, maximum=limits.max_retry_attempts)
+    _usage_schema(schemas["UsageLimitOptions"], limits, priced)
     request = schemas["RunRequest"]["properties"]
     request["app_name"]["enum"] = [app_name]
     request["new_message"]["anyOf"] = [_ref("UserMessage"), {**TEXT, "minLength": 1}]
@@ -314,8 +328,14 @@ def _paths(app_name: str) -> dict[str, Any]:
     }
 
 
-def openapi_spec(app_name: str, limits: ServerLimits, *, auth: bool) -> dict[str, Any]:
-    """The OpenAPI document for a server of ``app_name`` under ``limits``."""
+def openapi_spec(
+    app_name: str, limits: ServerLimits, *, auth: bool, priced: bool = True
+) -> dict[str, Any]:
+    """The OpenAPI document for a server of ``app_name`` under ``limits``.
+
+    ``priced``: every model of the agent has a known price, so a request may
+    set a cost limit (without one, ``usage_limits.max_cost`` is left out).
+    """
     paths = _paths(app_name)
     spec: dict[str, Any] = {
         "openapi": "3.1.0",
@@ -325,7 +345,7 @@ def openapi_spec(app_name: str, limits: ServerLimits, *, auth: bool) -> dict[str
             "description": "Sessions and turns of one steadyflow agent.",
         },
         "paths": paths,
-        "components": {"schemas": _schemas(app_name, limits)},
+        "components": {"schemas": _schemas(app_name, limits, priced)},
     }
     if auth:
         spec["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}

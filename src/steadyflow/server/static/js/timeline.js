@@ -36,7 +36,7 @@ export async function renderTimeline(view, app, user, id, invocation) {
   });
   view.replaceChildren(
     h("h1", {}, `Invocation ${shortId(invocation)}`),
-    summary(trace, waits, waiting),
+    summary(trace, waits, waiting, span),
     h("div", { class: "timeline" }, axis(span), blocks),
   );
 }
@@ -70,8 +70,8 @@ function personBlock(wait, scale, span, waiting) {
   );
 }
 
-function summary(trace, waits, waiting) {
-  const person = waits.reduce((total, w) => total + ((w.end ?? w.start) - w.start), 0);
+function summary(trace, waits, waiting, span) {
+  const person = waits.reduce((total, w) => total + ((w.end ?? span) - w.start), 0);
   const facts = [
     ["status", waiting ? "waiting for a person" : trace.status],
     ["started", wallTime(trace.started_at)],
