@@ -229,9 +229,11 @@ class UsageMeter:
             )
         spend_hard = None if self.spend is None else self.spend.hard_limit
         hard_limit = self._hard_usage_limit or spend_hard
-        worst = lenient = _priced(estimate, price)
-        if not estimate.bound:
+        if estimate.bound:  # the request's max_output_tokens: the same for every limit
+            worst = lenient = _priced(estimate, price)
+        else:
             lenient = _priced(replace(estimate, bound="output not reserved"), price)
+            worst = lenient
             if hard_limit is not None:
                 worst = self._worst_case(call, provider, model, estimate, hard_limit, price)
         held = None
