@@ -132,7 +132,8 @@ def check_serve(clone: Path, activate: str, serve: str) -> None:
         page = httpx.get(viewer, timeout=30)
         assert page.status_code == 200 and "steadyflow viewer" in page.text
         assert httpx.get(viewer.rstrip("/") + "/apps", timeout=30).json() == {
-            "apps": ["order_support"]
+            "apps": ["order_support"],
+            "list_all_sessions": True,  # on loopback, with no token set
         }
     finally:
         process.terminate()

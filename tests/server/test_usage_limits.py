@@ -168,3 +168,21 @@ def test_an_operators_cost_ceiling_needs_a_price_for_every_model():
         create_app(agent, InMemorySessionService(), limits)
     priced = ServerLimits(max_usage=UsageLimits(max_cost=Decimal("1")), prices=PRICES)
     assert create_app(agent, InMemorySessionService(), priced) is not None
+
+
+async def test_a_token_limit_on_a_model_with_no_bound_on_its_answers_is_a_422_before_the_turn():
+    model = ScriptedLlm(["never sent"])
+    agent = LlmAgent(name=APP, model=model, tools=[lookup_order])  # no max_output_tokens
+    async with running(create_app(agent, InMemorySessionService())) as client:
+        session_id = await create_session(client)
+        body = run_body(session_id, usage_limits={"max_total_tokens": 5000})
+        response = await client.post("/run", json=body)
+        assert response.status_code == 422
+        (field,) = response.json()["error"]["fields"]
+        assert field["field"] == "run_config.usage_limits"
+        assert (
+            "no bound on an answer's length is known for model 'scripted-model'"
+            in (field["message"])
+        )
+        assert (await client.get(f"{SESSIONS}/{session_id}/invocations")).json() == []
+    assert model.requests == []

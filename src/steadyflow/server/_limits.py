@@ -19,14 +19,15 @@ from typing import Any
 from .._response_cap import DEFAULT_MAX_RESPONSE_BYTES
 from ..agents.base_agent import BaseAgent
 from ..agents.llm_agent import LlmAgent
+from ..models import BaseLlm
 from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
-from ..usage import ModelPrice, SpendLimit, UsageLimits, find_price
+from ..usage import ModelPrice, SpendLimit, UsageLimits, find_price, output_ceiling
 from ..usage.limits import to_money
 from ._errors import ApiError, FieldError
 from ._schemas import RunOptions, UsageLimitOptions
 
-__all__ = ["ServerLimits", "check_cost_limit", "unpriced_models"]
+__all__ = ["ServerLimits", "check_usage_limits", "unbounded_models", "unpriced_models"]
 
 _USAGE_FIELDS = ("max_input_tokens", "max_output_tokens", "max_total_tokens", "max_cost")
 
@@ -201,13 +202,13 @@ def _ceiling(name: str, value: object, ceiling: object) -> FieldError:
     )
 
 
-def unpriced_models(agent: BaseAgent, prices: Mapping[str, ModelPrice] | None) -> list[str]:
-    """The models of ``agent``'s tree with no known price: a cost limit cannot bound them.
+def _tree_models(agent: BaseAgent) -> list[tuple[LlmAgent, BaseLlm]]:
+    """Each LLM agent of ``agent``'s tree with its model.
 
-    A model that cannot be resolved here (no SDK, an unknown name) is left to
-    fail where it is called.
+    A model that cannot be resolved here (no SDK, an unknown name) is left
+    out, to fail where it is called.
     """
-    missing: list[str] = []
+    found: list[tuple[LlmAgent, BaseLlm]] = []
     pending = [agent]
     while pending:
         current = pending.pop()
@@ -215,25 +216,67 @@ def unpriced_models(agent: BaseAgent, prices: Mapping[str, ModelPrice] | None) -
         if not isinstance(current, LlmAgent) or not current.model:
             continue
         try:
-            llm = current.canonical_model
+            found.append((current, current.canonical_model))
         except (ImportError, ValueError):
             continue
+    return found
+
+
+def unpriced_models(agent: BaseAgent, prices: Mapping[str, ModelPrice] | None) -> list[str]:
+    """The models of ``agent``'s tree with no known price: a cost limit cannot bound them."""
+    missing: list[str] = []
+    for _, llm in _tree_models(agent):
         if find_price(llm.provider, llm.model, prices) is None and llm.model not in missing:
             missing.append(llm.model)
     return missing
 
 
-def check_cost_limit(run_config: RunConfig, agent: BaseAgent, asked: bool) -> None:
-    """422 when a cost limit the request asked for cannot be enforced for the agent's models.
+def unbounded_models(agent: BaseAgent, prices: Mapping[str, ModelPrice] | None) -> list[str]:
+    """The models of ``agent``'s tree whose answers have no known length bound.
+
+    A hard token or cost limit reserves the most an answer may write: the
+    agent's ``max_output_tokens``, else the model's output ceiling
+    (``steadyflow.usage.output_ceiling``). Without either it refuses the call
+    (``UnboundedOutputError``), so the server checks before a turn starts.
+    """
+    missing: list[str] = []
+    for current, llm in _tree_models(agent):
+        config = current.generate_content_config
+        if config is not None and config.max_output_tokens is not None:
+            continue
+        if output_ceiling(llm.provider, llm.model, prices) is None and llm.model not in missing:
+            missing.append(llm.model)
+    return missing
+
+
+def _counts_output(limits: UsageLimits) -> bool:
+    """Whether ``limits`` hold a hard bound that counts what an answer writes."""
+    bounds = (limits.max_output_tokens, limits.max_total_tokens, limits.max_cost)
+    return not limits.allow_overshoot and any(bound is not None for bound in bounds)
+
+
+def check_usage_limits(run_config: RunConfig, agent: BaseAgent, asked: bool) -> None:
+    """422 when a usage limit the request asked for cannot be enforced for the agent's models.
+
+    ``asked``: the request itself set usage limits (the operator's are
+    checked at start). A cost limit needs a price for every model, and a hard
+    token or cost limit needs a bound on every model's answers.
 
     Raises:
-        ApiError: naming ``run_config.usage_limits.max_cost`` and the unpriced models.
+        ApiError: naming the field and the models.
     """
     limits = run_config.usage_limits
-    if not asked or limits is None or limits.max_cost is None:
+    if not asked or limits is None:
         return
-    missing = unpriced_models(agent, run_config.prices)
-    if missing:
+    if limits.max_cost is not None and (missing := unpriced_models(agent, run_config.prices)):
         names = ", ".join(repr(name) for name in missing)
         message = f"no price is known for model {names}: this server cannot enforce a cost limit"
         raise ApiError.invalid([FieldError("run_config.usage_limits.max_cost", message)])
+    if _counts_output(limits) and (missing := unbounded_models(agent, run_config.prices)):
+        names = ", ".join(repr(name) for name in missing)
+        message = (
+            f"no bound on an answer's length is known for model {names} (its agent sets no "
+            "max_output_tokens and the model has no known output ceiling): this server "
+            "cannot enforce a token or cost limit"
+        )
+        raise ApiError.invalid([FieldError("run_config.usage_limits", message)])

@@ -39,7 +39,7 @@ from ..types import Content
 from ..usage._meter import UsageMeter
 from ._auth import TokenDigest
 from ._errors import ApiError, FieldError
-from ._limits import ServerLimits, check_cost_limit
+from ._limits import ServerLimits, check_usage_limits
 from ._requests import RequestLog
 from ._responses import SseTurnResponse, Turn, TurnResponse
 from ._schemas import (
@@ -96,10 +96,9 @@ def _refuse_shared_keys(state: dict[str, Any]) -> None:
 _LOOPBACK = ("127.0.0.1", "::1")
 
 
-def _asks_cost(options: RunOptions | None) -> bool:
-    """Whether the request itself set a cost limit (the operator's are checked at start)."""
-    usage = None if options is None else options.usage_limits
-    return usage is not None and usage.max_cost is not None
+def _asks_limits(options: RunOptions | None) -> bool:
+    """Whether the request itself set usage limits (the operator's are checked at start)."""
+    return options is not None and options.usage_limits is not None
 
 
 def _not_found(app: str, user: str, session_id: str) -> ApiError:
@@ -277,7 +276,7 @@ class Api:
             raise ApiError(404, "app_not_found", text)
         message = body.message()
         run_config = self.limits.run_config(body.run_config, default_mode)
-        check_cost_limit(run_config, self.runner.agent, _asks_cost(body.run_config))
+        check_usage_limits(run_config, self.runner.agent, _asks_limits(body.run_config))
         exists = await self.sessions.get_session(
             app_name=self.app_name, user_id=body.user_id, session_id=body.session_id
         )
@@ -340,7 +339,7 @@ class Api:
             options = options.model_copy(update={"max_llm_calls": calls})
         started_with = UsageMeter.stored_limits(record.usage)
         run_config = self.limits.run_config(options, StreamingMode.SSE, started_with)
-        check_cost_limit(run_config, self.runner.agent, _asks_cost(options))
+        check_usage_limits(run_config, self.runner.agent, _asks_limits(options))
         turn = Turn(
             self.runner, self.turns, session.user_id, session.id, None, run_config, record.id
         )

@@ -21,6 +21,7 @@ database) and ``steadyflow.usage.redis.RedisSpendStore`` (fleets).
 
 from __future__ import annotations
 
+from ._ceilings import output_ceiling
 from ._memory_spend import InMemorySpendStore
 from ._totals import UsageTotals
 from .limits import SpendLimit, SpendScope, UsageLimits
@@ -38,4 +39,5 @@ __all__ = [
     "UsageLimits",
     "UsageTotals",
     "find_price",
+    "output_ceiling",
 ]
