@@ -13,6 +13,7 @@ store, so any number of server processes can share one database.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -26,6 +27,8 @@ from ..durable import check_answers, may_be_waiting, resumable, settle_pending
 from ..errors import (
     ConfirmationError,
     ConfirmationPendingError,
+    CorruptRecordError,
+    CorruptSessionError,
     NothingToResumeError,
     SessionError,
     SessionStoreError,
@@ -53,6 +56,8 @@ from ._schemas import (
     parse_body,
 )
 from ._turns import TurnRegistry
+
+logger = logging.getLogger("steadyflow.server")
 
 __all__ = ["Api"]
 
@@ -147,8 +152,16 @@ class Api:
         return self._app(request), check_id("user", request.path_params["user"])
 
     async def _listed(self, session: Session) -> dict[str, object]:
-        """A listing's row: the summary, the first user message, the last status."""
-        first, status = await overview(self.sessions, session)
+        """A listing's row: the summary, the first user message, the last status.
+
+        A session whose stored rows cannot be read is listed with the status
+        ``unreadable`` (and logged), so one bad row never hides the others.
+        """
+        try:
+            first, status = await overview(self.sessions, session)
+        except (CorruptSessionError, CorruptRecordError) as error:
+            logger.warning("listing: %s", error)
+            return {**_summary(session), "last_status": "unreadable"}
         extra = {"first_message": first, "last_status": status}
         return {**_summary(session), **{k: v for k, v in extra.items() if v is not None}}
 
