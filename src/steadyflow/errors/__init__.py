@@ -17,7 +17,8 @@
     ├── ConfirmationError (also ValueError)    an answer that fits no waiting confirmation
     ├── InvocationFailedError                  an invocation run on Temporal ended in error
     ├── ToolResponseError                      a tool failed; .response is what the model reads
-    │   └── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   ├── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
+    │   └── NestedConfirmationError            a tool inside an AgentTool asked for confirmation
     ├── ModelError                             a provider call failed
     │   ├── ModelHTTPError                     the provider answered with an error status
     │   │   └── QuotaExhaustedError            a daily/monthly quota is spent: no retry, no wait
@@ -91,6 +92,7 @@ from ._sessions import (
     TraceFormatError,
 )
 from ._tools import (
+    NestedConfirmationError,
     ToolArgumentsError,
     ToolResponseError,
 )
@@ -114,6 +116,7 @@ __all__ = [
     "ModelResponseError",
     "ModelResponseTooLargeError",
     "ModelTimeoutError",
+    "NestedConfirmationError",
     "NothingToResumeError",
     "PacingTimeoutError",
     "QuotaExhaustedError",
