@@ -247,3 +247,37 @@ async def test_a_crash_inside_the_specialist_resumes_without_running_it_again():
     assert events[-1].text == "I could not tell."
     _, (record,) = await stored(runner, session.id)
     assert record.llm_calls == 3  # coordinator, specialist before the crash, coordinator
+
+
+async def test_two_specialists_called_side_by_side_each_answer_and_both_writes_merge():
+    pricing = LlmAgent(name="pricing", model=ScriptedLlm(["42 EUR"]), output_key="price")
+    stock = LlmAgent(name="stock", model=ScriptedLlm(["3 left"]), output_key="stock")
+    outer = ScriptedLlm(
+        [[call("pricing", {"request": "price?"}), call("stock", {"request": "stock?"})], "done"]
+    )
+    agent = LlmAgent(name="coordinator", model=outer, tools=[AgentTool(pricing), AgentTool(stock)])
+    runner, session_id, _ = await turn(agent)
+
+    assert responses_seen(outer, 1) == [{"result": "42 EUR"}, {"result": "3 left"}]
+    session, (record,) = await stored(runner, session_id)
+    assert (session.state["price"], session.state["stock"]) == ("42 EUR", "3 left")
+    nested = sorted(tuple(s.path or []) for s in record.trace.steps if s.agent != "coordinator")
+    assert nested == [("coordinator", "pricing"), ("coordinator", "stock")]
+
+
+async def test_an_agent_tool_inside_a_specialist_nests_one_level_deeper():
+    fact_checker = LlmAgent(name="fact_checker", model=ScriptedLlm(["true"]))
+    inner = ScriptedLlm([call("fact_checker", {"request": "is 812 shipped?"}), "812 shipped"])
+    specialist = researcher(inner, tools=[AgentTool(fact_checker)])
+    outer = ScriptedLlm([call("researcher", {"request": "812?"}), "done"])
+    runner, session_id, _ = await turn(coordinator(outer, specialist))
+
+    assert responses_seen(inner, 1) == [{"result": "true"}]
+    _, (record,) = await stored(runner, session_id)
+    assert [(s.agent, s.path) for s in record.trace.steps] == [
+        ("coordinator", None),
+        ("researcher", ["coordinator", "researcher"]),
+        ("fact_checker", ["coordinator", "researcher", "fact_checker"]),
+        ("researcher", ["coordinator", "researcher"]),
+        ("coordinator", None),
+    ]

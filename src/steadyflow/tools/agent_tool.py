@@ -42,8 +42,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .._aio import aclose
 from .._confirmation import confirmation_requests
-from ..context import AgentNode, InvocationContext, ToolContext
+from ..context import AgentNode, InvocationContext, ToolContext, tree_path
 from ..errors import NestedConfirmationError, ToolArgumentsError, ToolResponseError
 from ..events import Event
 from ..sessions.in_memory import InMemorySessionService
@@ -129,17 +130,21 @@ class AgentTool(BaseTool):
             usage=parent.usage,
         )
         last: Event | None = None
-        async for event in self.agent.run_async(child):
-            if event.partial:
-                continue
-            paused = confirmation_requests(event)
-            if paused:
-                raise NestedConfirmationError(self.name, paused[0].call.name)
-            delta = dict(event.actions.state_delta)  # before the store drops temp: keys
-            await service.append_event(session, event)
-            for key, value in delta.items():
-                tool_context.state[key] = value
-            last = event
+        events = self.agent.run_async(child)
+        try:
+            async for event in events:
+                if event.partial:
+                    continue
+                paused = confirmation_requests(event)
+                if paused:
+                    raise NestedConfirmationError(self.name, paused[0].call.name)
+                delta = dict(event.actions.state_delta)  # before the store drops temp: keys
+                await service.append_event(session, event)
+                for key, value in delta.items():
+                    tool_context.state[key] = value
+                last = event
+        finally:  # the specialist's spans and toolsets end with the call, whatever ended it
+            await aclose(events)
         return last
 
     def _response(self, answer: Event | None) -> dict[str, Any]:
@@ -159,27 +164,17 @@ class AgentTool(BaseTool):
         return validated.model_dump(mode="json", exclude_none=True)
 
 
-def _tree_names(agent: AgentNode) -> list[str]:
-    """The names from the root of ``agent``'s tree down to it."""
-    names = [agent.name]
-    node = agent.parent_agent
-    while node is not None:
-        names.append(node.name)
-        node = node.parent_agent
-    return names[::-1]
-
-
 def _nest_steps(parent: InvocationContext, agent: AgentNode, first_step: int) -> None:
     """Put the specialist's steps (from index ``first_step``) under the caller's path.
 
     A step's ``path`` starts with its agent's tree; the caller's path goes in
-    front. Steps already nested (a sibling call of the same tool, running
-    side by side, nested them first) start with the caller's root and are
-    left alone.
+    front. Steps whose path starts elsewhere are left alone: another agent
+    tool's running side by side, or ones a sibling call of this tool (or an
+    agent tool inside the specialist) nested already.
     """
-    caller = _tree_names(parent.agent)
+    caller = tree_path(parent.agent)
     top = agent.root_agent.name
     for step in parent.trace.trace.steps[first_step:]:
         path = step.path or [step.agent]
-        if path[0] == top and agent.root_agent.find_agent(step.agent) is not None:
+        if path[0] == top:
             step.path = caller + path
