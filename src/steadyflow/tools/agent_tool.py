@@ -34,6 +34,8 @@ the function response. This is ADK's ``AgentTool`` (and openai-agents'
   would run the specialist again from the start). The specialist stops at
   that point and the call fails with ``NestedConfirmationError``, whose
   message the caller's model reads: give such tools to the coordinator.
+- **Runner only.** A Temporal worker runs each tool call as an activity with
+  no call budget and a trace of its own, so none of the above holds there.
 """
 
 from __future__ import annotations
