@@ -281,3 +281,21 @@ async def test_an_agent_tool_inside_a_specialist_nests_one_level_deeper():
         ("researcher", ["coordinator", "researcher"]),
         ("coordinator", None),
     ]
+
+
+async def test_the_specialist_sees_the_callers_temp_state_of_this_invocation():
+    def remember(callback_context, llm_request):
+        callback_context.state["temp:customer"] = "Ada"
+
+    inner = ScriptedLlm(["ok"])
+    specialist = LlmAgent(name="researcher", model=inner, instruction="Customer: {temp:customer}.")
+    outer = ScriptedLlm([call("researcher", {"request": "812?"}), "done"])
+    agent = LlmAgent(
+        name="coordinator",
+        model=outer,
+        tools=[AgentTool(specialist)],
+        before_model_callback=remember,
+    )
+    await turn(agent)
+
+    assert "Customer: Ada." in (inner.requests[0].config.system_instruction or "")

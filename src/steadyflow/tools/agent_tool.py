@@ -7,8 +7,8 @@ the function response. This is ADK's ``AgentTool`` (and openai-agents'
 ``agent.as_tool()``); how it fits steadyflow's rules:
 
 - **A separate session.** The specialist runs in a child context over a
-  fresh in-memory session that starts with a copy of the caller's state and
-  holds one user message, the request. Its events (its model calls, its own
+  fresh in-memory session that starts with a copy of the caller's state
+  (``temp:`` keys included) and holds one user message, the request. Its events (its model calls, its own
   tool calls) are not stored in the caller's session: the caller's
   transcript gains one call and one response, as for any tool.
 - **One invocation's limits.** The child shares the caller's call budget
@@ -110,11 +110,11 @@ class AgentTool(BaseTool):
     ) -> Event | None:
         """The specialist's turn in its child context; its last complete event."""
         service = InMemorySessionService()
+        state = tool_context.state.to_dict()
         session = await service.create_session(
-            app_name=parent.session.app_name,
-            user_id=parent.session.user_id,
-            state=tool_context.state.to_dict(),
+            app_name=parent.session.app_name, user_id=parent.session.user_id, state=state
         )
+        session.state.update(state)  # temp: keys too (a store drops them): same invocation
         content = Content(role="user", parts=[Part(text=request)])
         user_event = Event(invocation_id=parent.invocation_id, author="user", content=content)
         await service.append_event(session, user_event)
