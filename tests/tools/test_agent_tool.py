@@ -299,3 +299,19 @@ async def test_the_specialist_sees_the_callers_temp_state_of_this_invocation():
     await turn(agent)
 
     assert "Customer: Ada." in (inner.requests[0].config.system_instruction or "")
+
+
+async def test_the_specialists_spans_are_children_of_the_tool_call_span(spans):
+    inner = ScriptedLlm(["shipped"])
+    outer = ScriptedLlm([call("researcher", {"request": "812?"}), "done"])
+    await turn(coordinator(outer, researcher(inner)))
+
+    named = {span.name: span for span in spans.get_finished_spans()}
+    coordinator_span = named["invoke_agent coordinator"]
+    tool_span = named["execute_tool researcher"]
+    specialist_span = named["invoke_agent researcher"]
+    assert tool_span.parent.span_id == coordinator_span.context.span_id
+    assert specialist_span.parent.span_id == tool_span.context.span_id
+    assert {s.context.trace_id for s in spans.get_finished_spans()} == {
+        coordinator_span.context.trace_id
+    }

@@ -8,9 +8,10 @@ the function response. This is ADK's ``AgentTool`` (and openai-agents'
 
 - **A separate session.** The specialist runs in a child context over a
   fresh in-memory session that starts with a copy of the caller's state
-  (``temp:`` keys included) and holds one user message, the request. Its events (its model calls, its own
-  tool calls) are not stored in the caller's session: the caller's
-  transcript gains one call and one response, as for any tool.
+  (``temp:`` keys included) and holds one user message, the request. Its
+  events (its model calls, its own tool calls) are not stored in the
+  caller's session: the caller's transcript gains one call and one
+  response, as for any tool.
 - **One invocation's limits.** The child shares the caller's call budget
   (``max_llm_calls``), usage meter (``usage_limits``, ``spend_limits``) and
   plugins: every provider attempt of the specialist counts as the caller's.
@@ -19,7 +20,8 @@ the function response. This is ADK's ``AgentTool`` (and openai-agents'
   ``LlmCallsLimitExceededError`` or ``UsageLimitExceededError``.
 - **One trace.** The specialist's steps are recorded in the caller's stored
   trace, numbered in order, with a ``path`` that starts with the caller's
-  (``["coordinator", "researcher"]``), so viewers show them nested.
+  (``["coordinator", "researcher"]``), so viewers show them nested; its
+  ``invoke_agent`` span is a child of this call's ``execute_tool`` span.
 - **State merged back, as ADK does.** Every state write of the specialist's
   events is written to the caller's state by this call (``temp:`` keys
   included, since the child is part of the same invocation).
@@ -34,8 +36,9 @@ the function response. This is ADK's ``AgentTool`` (and openai-agents'
   would run the specialist again from the start). The specialist stops at
   that point and the call fails with ``NestedConfirmationError``, whose
   message the caller's model reads: give such tools to the coordinator.
-- **Runner only.** A Temporal worker runs each tool call as an activity with
-  no call budget and a trace of its own, so none of the above holds there.
+- **Limits and trace under the ``Runner`` only.** A Temporal worker runs
+  each tool call as an activity with no call budget, no usage limits and a
+  trace of its own: a specialist run there is neither bounded nor traced.
 """
 
 from __future__ import annotations
@@ -126,8 +129,7 @@ class AgentTool(BaseTool):
             run_config=parent.run_config,
             user_content=content,
             budget=parent.budget,
-            trace=parent.trace,
-            agent_span=parent.agent_span,
+            trace=parent.trace,  # no agent_span: the specialist's goes under this call's span
             plugins=parent.plugins,
             usage=parent.usage,
         )
