@@ -25,6 +25,7 @@ from steadyflow import (
 from steadyflow.durable import INTERRUPTED_RESPONSE
 from steadyflow.errors import UsageLimitExceededError
 from steadyflow.models import LlmResponse
+from steadyflow.plugins import BasePlugin
 from steadyflow.sessions import InMemorySessionService
 from steadyflow.testing import ScriptedLlm, call
 from steadyflow.usage import UsageLimits
@@ -315,3 +316,25 @@ async def test_the_specialists_spans_are_children_of_the_tool_call_span(spans):
     assert {s.context.trace_id for s in spans.get_finished_spans()} == {
         coordinator_span.context.trace_id
     }
+
+
+async def test_the_runners_plugins_see_the_specialists_model_calls():
+    seen: list[str] = []
+
+    class Recorder(BasePlugin):
+        async def before_model_callback(self, *, callback_context, llm_request):
+            seen.append(callback_context.agent_name)
+
+    outer = ScriptedLlm([call("researcher", {"request": "812?"}), "done"])
+    agent = coordinator(outer, researcher(ScriptedLlm(["shipped"])))
+    runner = Runner(
+        app_name="app",
+        agent=agent,
+        session_service=InMemorySessionService(),
+        plugins=[Recorder("recorder")],
+    )
+    session = await runner.create_session(user_id="u")
+    async for _ in runner.run_async(user_id="u", session_id=session.id, new_message="hi"):
+        pass
+
+    assert seen == ["coordinator", "researcher", "coordinator"]
