@@ -50,6 +50,7 @@ if typing.TYPE_CHECKING:
     from .runner import InMemoryRunner, Runner
     from .sessions.base import BaseSessionService, Session
     from .sessions.in_memory import InMemorySessionService
+    from .tools.agent_tool import AgentTool
     from .tools.base_tool import BaseTool
     from .tools.function_tool import FunctionTool, LongRunningFunctionTool
     from .types import (
@@ -74,6 +75,7 @@ __version__ = "0.1.0"
 # ``import steadyflow`` stays cheap and a script pays only for what it uses.
 _LAZY: dict[str, str] = {
     "AgentNotFoundError": "errors",
+    "AgentTool": "tools.agent_tool",
     "AgentTransferError": "errors",
     "BaseAgent": "agents.base_agent",
     "BaseSessionService": "sessions.base",
@@ -144,6 +146,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "AgentNotFoundError",
+    "AgentTool",
     "AgentTransferError",
     "BaseAgent",
     "BaseSessionService",

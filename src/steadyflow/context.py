@@ -97,6 +97,16 @@ class AgentNode(Protocol):
         ...
 
 
+def tree_path(agent: AgentNode) -> list[str]:
+    """The names from the root of ``agent``'s tree down to ``agent`` (a step's ``path``)."""
+    path = [agent.name]
+    node = agent.parent_agent
+    while node is not None:
+        path.append(node.name)
+        node = node.parent_agent
+    return path[::-1]
+
+
 def new_invocation_id() -> str:
     """A fresh invocation id (``e-`` prefixed, like the events it groups)."""
     return "e-" + os.urandom(16).hex()

@@ -26,6 +26,7 @@
     ├── ToolResponseError                      a tool failed; .response is what the model reads
     │   ├── ToolArgumentsError (also ValueError)  the model's arguments do not fit the tool
     │   ├── ToolNotFoundError (also ValueError)   the model called a tool the agent lacks
+    │   ├── NestedConfirmationError            a tool inside an AgentTool asked for confirmation
     │   ├── McpCallTimeoutError                an MCP call past its timeout (cancelled)
     │   └── McpResultTooLargeError             an MCP result over max_result_bytes
     ├── ModelError                             a provider call failed
@@ -110,6 +111,7 @@ from ._sessions import (
     TraceFormatError,
 )
 from ._tools import (
+    NestedConfirmationError,
     ToolArgumentsError,
     ToolNotFoundError,
     ToolResponseError,
@@ -146,6 +148,7 @@ __all__ = [
     "ModelResponseError",
     "ModelResponseTooLargeError",
     "ModelTimeoutError",
+    "NestedConfirmationError",
     "NothingToResumeError",
     "PacingTimeoutError",
     "PluginError",

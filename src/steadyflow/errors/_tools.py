@@ -48,3 +48,26 @@ class ToolNotFoundError(ToolResponseError, ValueError):
         message = f"unknown tool {tool_name!r}; available tools: {', '.join(available) or '(none)'}"
         super().__init__(message, {"error": message})
         self.tool_name = tool_name
+
+
+class NestedConfirmationError(ToolResponseError):
+    """A tool inside an ``AgentTool``'s agent asked for a person's confirmation.
+
+    An agent tool cannot pause its caller's invocation for a person (the
+    answer would have to run the specialist again from the start), so the
+    specialist stops there and its call fails; the caller's model reads the
+    message. Give tools that need confirmation to the calling agent instead.
+
+    Attributes:
+        agent_tool: the ``AgentTool``'s name.
+        tool: the inner tool that asked.
+    """
+
+    def __init__(self, agent_tool: str, tool: str) -> None:
+        message = (
+            f"agent tool {agent_tool!r} stopped: its tool {tool!r} asked for a person's "
+            "confirmation, which a tool call cannot wait for; nothing of that call ran"
+        )
+        super().__init__(message, {"error": message})
+        self.agent_tool = agent_tool
+        self.tool = tool

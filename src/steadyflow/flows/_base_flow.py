@@ -25,7 +25,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from .._aio import aclose
-from ..context import AgentNode, CallbackContext, InvocationContext
+from ..context import AgentNode, CallbackContext, InvocationContext, tree_path
 from ..errors import AgentNotFoundError, AgentTransferError
 from ..events import Event
 from ..models.llm_request import LlmRequest
@@ -79,7 +79,7 @@ class BaseLlmFlow:
         step, and no span.
         """
         # The same for every step of the turn; none for a root (most agents).
-        path = None if agent.parent_agent is None else _tree_path(agent)
+        path = None if agent.parent_agent is None else tree_path(agent)
         with AgentSpan(agent.name, ctx) if until_done else nullcontext(ctx) as ctx:
             while True:
                 last: Event | None = None
@@ -190,16 +190,6 @@ def _partial_event(
         return None
     assign_call_ids(partial.get_function_calls(), given)
     return partial, []
-
-
-def _tree_path(agent: AgentNode) -> list[str]:
-    """The names from the root down to ``agent`` (not the root)."""
-    path = [agent.name]
-    node: AgentNode | None = agent.parent_agent
-    while node is not None:
-        path.append(node.name)
-        node = node.parent_agent
-    return path[::-1]
 
 
 def transfer_target(agent: AgentNode, target_name: str) -> AgentNode:

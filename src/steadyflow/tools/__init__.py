@@ -9,6 +9,7 @@ from .._confirmation import (
 )
 from ..context import ToolContext
 from ..errors import ToolArgumentsError, ToolDefinitionError, ToolNotFoundError
+from .agent_tool import AgentTool
 from .base_tool import BaseTool
 from .base_toolset import BaseToolset
 from .exit_loop import exit_loop
@@ -21,6 +22,7 @@ from .function_tool import (
 
 __all__ = [
     "REQUEST_CONFIRMATION_NAME",
+    "AgentTool",
     "BaseTool",
     "BaseToolset",
     "ConfirmationPredicate",
