@@ -132,7 +132,9 @@ async def test_the_specialists_model_calls_count_against_the_callers_max_llm_cal
 async def test_the_specialists_usage_counts_against_the_callers_usage_limits():
     inner = ScriptedLlm([answer("a very long answer", output_tokens=100)])
     outer = ScriptedLlm([call("researcher", {"request": "812?"}), "never reached"])
-    limits = UsageLimits(max_output_tokens=50)
+    # Overshoot allowed: the specialist's answer is admitted whole, and what it
+    # wrote then refuses the caller's next call.
+    limits = UsageLimits(max_output_tokens=50, allow_overshoot=True)
     with pytest.raises(UsageLimitExceededError):
         await turn(coordinator(outer, researcher(inner)), usage_limits=limits)
 
