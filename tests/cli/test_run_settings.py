@@ -89,3 +89,21 @@ def test_a_run_config_that_is_no_run_config_is_one_line(cli, db, tmp_path) -> No
     agent = settings_file(tmp_path, "{'max_llm_calls': 3}")
     result = invoke(cli, "run", agent, "q", "--session-db", db)
     assert_one_line_error(result, "run_config is a dict, not a RunConfig")
+
+
+def test_tool_call_flags_limit_the_turns_tool_calls(cli, db, tmp_path) -> None:
+    agent = settings_file(tmp_path, "None")
+    args = ["run", agent, "Where is order 812?", "--max-calls-per-tool", "lookup_order=0"]
+    result = invoke(cli, *args, "--max-tool-calls", "5", "--session-db", db)
+    assert result.exit_code == 0, result.stderr
+    assert "← lookup_order {'error':" in result.stdout  # refused: the tool never ran
+    assert "'status': 'shipped'" not in result.stdout
+    limits = stored_record(cli, db)["usage"]["limits"]
+    assert limits == {"max_tool_calls": 5, "max_calls_per_tool": {"lookup_order": 0}}
+
+
+def test_a_bad_max_calls_per_tool_names_the_flag(cli, db, agent_file) -> None:
+    args = ["run", agent_file(), "q", "--max-calls-per-tool", "lookup_order", "--session-db", db]
+    result = invoke(cli, *args)
+    assert result.exit_code == 2
+    assert "--max-calls-per-tool takes TOOL=N" in result.stderr

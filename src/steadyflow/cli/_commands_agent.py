@@ -12,10 +12,12 @@ from ._app import app
 from ._options import (
     AgentSpec,
     EmulatorFaults,
+    MaxCallsPerTool,
     MaxCost,
     MaxInputTokens,
     MaxLlmCalls,
     MaxOutputTokens,
+    MaxToolCalls,
     MaxTotalTokens,
     ModelName,
     NoCheck,
@@ -46,6 +48,8 @@ def run(
     max_output_tokens: MaxOutputTokens = None,
     max_total_tokens: MaxTotalTokens = None,
     max_cost: MaxCost = None,
+    max_tool_calls: MaxToolCalls = None,
+    max_calls_per_tool: MaxCallsPerTool = None,
     session_db: SessionDb = DEFAULT_SESSION_URL,
     resume: Annotated[
         str | None, typer.Option(help="Continue this session instead of starting one.")
@@ -76,8 +80,9 @@ def run(
     from ._run import RunOptions, run_command
     from ._settings import RunFlags
 
-    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost)
-    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage)
+    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost, max_tool_calls)
+    per_tool = tuple(max_calls_per_tool or ())
+    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage, per_tool)
     run_command(
         RunOptions(
             agent=agent,

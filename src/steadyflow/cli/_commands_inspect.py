@@ -15,10 +15,12 @@ from ._options import (
     AppName,
     AsJson,
     EmulatorFaults,
+    MaxCallsPerTool,
     MaxCost,
     MaxInputTokens,
     MaxLlmCalls,
     MaxOutputTokens,
+    MaxToolCalls,
     MaxTotalTokens,
     ModelName,
     NoCheck,
@@ -90,6 +92,8 @@ def resume(
     max_output_tokens: MaxOutputTokens = None,
     max_total_tokens: MaxTotalTokens = None,
     max_cost: MaxCost = None,
+    max_tool_calls: MaxToolCalls = None,
+    max_calls_per_tool: MaxCallsPerTool = None,
     emulator: UseEmulator = False,
     emulator_fault: EmulatorFaults = None,
     no_check: NoCheck = False,
@@ -107,8 +111,9 @@ def resume(
         return
     if session_id is None:
         raise CliError("give the SESSION_ID to resume, or --all-expired to resume every one")
-    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost)
-    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage)
+    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost, max_tool_calls)
+    per_tool = tuple(max_calls_per_tool or ())
+    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage, per_tool)
     resume_command(
         ContinueOptions(
             agent=agent,
@@ -154,6 +159,8 @@ def confirm(
     max_output_tokens: MaxOutputTokens = None,
     max_total_tokens: MaxTotalTokens = None,
     max_cost: MaxCost = None,
+    max_tool_calls: MaxToolCalls = None,
+    max_calls_per_tool: MaxCallsPerTool = None,
     emulator: UseEmulator = False,
     emulator_fault: EmulatorFaults = None,
     no_check: NoCheck = False,
@@ -168,8 +175,9 @@ def confirm(
     from ._settings import RunFlags
 
     answer = Answer.from_flags(decline, payload)
-    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost)
-    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage)
+    usage = (max_input_tokens, max_output_tokens, max_total_tokens, max_cost, max_tool_calls)
+    per_tool = tuple(max_calls_per_tool or ())
+    flags = RunFlags(max_llm_calls, retry_attempts, stream, *usage, per_tool)
     options = ContinueOptions(
         agent=agent,
         session_id=session_id,

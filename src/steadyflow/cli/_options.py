@@ -13,10 +13,12 @@ __all__ = [
     "AppName",
     "AsJson",
     "EmulatorFaults",
+    "MaxCallsPerTool",
     "MaxCost",
     "MaxInputTokens",
     "MaxLlmCalls",
     "MaxOutputTokens",
+    "MaxToolCalls",
     "MaxTotalTokens",
     "ModelName",
     "NoCheck",
@@ -89,8 +91,7 @@ NoCheck = Annotated[
 ]
 
 # The run settings: None means "not given", so the agent file's run_config
-# (or the command's default) stands. Tool-call limits (issue 32) join these
-# once RunConfig carries them.
+# (or the command's default) stands.
 MaxLlmCalls = Annotated[
     int | None,
     typer.Option(
@@ -135,6 +136,20 @@ MaxCost = Annotated[
         metavar="USD",
         help="US dollars the turn may spend (needs a price for every model: steadyflow[cost] "
         "or the agent file's run_config prices).",
+        show_default=False,
+    ),
+]
+MaxToolCalls = Annotated[
+    int | None,
+    typer.Option(
+        min=0, help="Tool calls the turn may run, all tools together.", show_default=False
+    ),
+]
+MaxCallsPerTool = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="TOOL=N",
+        help="Calls one tool may run in the turn, e.g. refund_order=1 (repeat per tool).",
         show_default=False,
     ),
 ]

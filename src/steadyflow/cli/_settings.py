@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import ConfigurationError
 from ..retry._config import RetryConfig
 from ..run_config import RunConfig, StreamingMode
 from ..sessions import InvocationRecord
@@ -43,21 +44,40 @@ class RunFlags:
     max_output_tokens: int | None = None
     max_total_tokens: int | None = None
     max_cost: str | None = None
+    max_tool_calls: int | None = None
+    max_calls_per_tool: tuple[str, ...] = ()
 
     def usage(self) -> dict[str, Any]:
         """The usage limits given, by ``UsageLimits`` field.
 
         Raises:
-            ConfigurationError: ``--max-cost`` is not an amount of money.
+            ConfigurationError: ``--max-cost`` is not an amount of money, or a
+                ``--max-calls-per-tool`` is not ``TOOL=N``.
         """
         given: dict[str, Any] = {
             "max_input_tokens": self.max_input_tokens,
             "max_output_tokens": self.max_output_tokens,
             "max_total_tokens": self.max_total_tokens,
+            "max_tool_calls": self.max_tool_calls,
         }
         if self.max_cost is not None:
             given["max_cost"] = to_money("steadyflow", "--max-cost", self.max_cost)
+        if self.max_calls_per_tool:
+            given["max_calls_per_tool"] = _per_tool(self.max_calls_per_tool)
         return {name: value for name, value in given.items() if value is not None}
+
+
+def _per_tool(specs: tuple[str, ...]) -> dict[str, int]:
+    """``("refund_order=1", ...)`` as ``{"refund_order": 1}``."""
+    counts: dict[str, int] = {}
+    for spec in specs:
+        name, sep, count = spec.partition("=")
+        if not sep or not name.strip() or not count.strip().isdigit():
+            raise ConfigurationError(
+                f"--max-calls-per-tool takes TOOL=N (a tool name and a whole number), got {spec!r}"
+            )
+        counts[name.strip()] = int(count)
+    return counts
 
 
 def run_config_for(
