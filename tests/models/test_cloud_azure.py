@@ -1,0 +1,148 @@
+"""OpenAI models on Azure OpenAI: Runner -> AzureOpenAI -> openai's Azure client -> emulator.
+
+The emulator serves Azure's URL shape
+(``/openai/deployments/{deployment}/chat/completions?api-version=``) as its
+own endpoint (``azure``), so each test sees where the SDK sent the request,
+with which credentials, and how many requests arrived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
+from steadyflow.errors import ConfigurationError, ModelHTTPError
+from steadyflow.models import LlmRegistry
+from steadyflow.models.azure import DEFAULT_API_VERSION, AzureOpenAI
+from steadyflow.testing import FakeClock
+from steadyflow.testing.emulator import Fault, ProviderEmulator
+from steadyflow.testing.harness import TurnResult, run_turn
+from tests.models.providers import SECRET
+
+module_loop = pytest.mark.asyncio(loop_scope="module")
+DEPLOYMENT = "support-gpt4o"
+RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
+MODES = pytest.mark.parametrize(
+    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
+)
+
+
+def lookup_order(order_id: str) -> dict[str, str]:
+    """Look up an order by its number."""
+    return {"order_id": order_id, "status": "shipped", "eta": "Friday"}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def emu() -> AsyncIterator[ProviderEmulator]:
+    async with ProviderEmulator() as emulator:
+        yield emulator
+
+
+@pytest.fixture(autouse=True)
+def _fresh(emu: ProviderEmulator) -> None:
+    emu.reset()
+
+
+async def turn(llm: AzureOpenAI, mode: StreamingMode = StreamingMode.NONE) -> TurnResult:
+    agent = LlmAgent(name="support", model=llm, tools=[lookup_order], instruction="Help.")
+    config = RunConfig(streaming_mode=mode, retry_config=RETRIES, max_llm_calls=10)
+    try:
+        return await run_turn(agent, "Where is order 812?", run_config=config)
+    finally:
+        await llm.aclose()
+
+
+@module_loop
+@MODES
+async def test_a_turn_calls_the_deployment_at_its_azure_address(
+    emu: ProviderEmulator, mode: StreamingMode
+) -> None:
+    llm = AzureOpenAI(f"azure/{DEPLOYMENT}", endpoint=emu.base_url, api_key=SECRET)
+    result = await turn(llm, mode)
+    assert result.error is None
+    assert "shipped" in result.complete_events[-1].text
+    assert emu.attempts("azure") == 2 and emu.attempts("openai") == 0
+    first = emu.requests[0]
+    assert first.path == f"/openai/deployments/{DEPLOYMENT}/chat/completions"
+    assert first.query["api-version"] == [DEFAULT_API_VERSION]
+    assert first.headers["api-key"] == SECRET and "authorization" not in first.headers
+    assert first.body["model"] == DEPLOYMENT and first.stream is (mode is StreamingMode.SSE)
+
+
+@module_loop
+async def test_endpoint_key_and_api_version_come_from_the_environment(
+    emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in emu.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("OPENAI_API_VERSION", "2025-04-01-preview")
+    result = await turn(AzureOpenAI(DEPLOYMENT))
+    assert result.error is None
+    assert emu.requests[0].query["api-version"] == ["2025-04-01-preview"]
+    assert emu.requests[0].headers["api-key"] == emu.env()["AZURE_OPENAI_API_KEY"]
+
+
+@module_loop
+async def test_an_entra_token_provider_is_sent_as_a_bearer_token(emu: ProviderEmulator) -> None:
+    tokens = iter(["entra-token-1", "entra-token-2"])
+    llm = AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, token_provider=lambda: next(tokens))
+    result = await turn(llm)
+    assert result.error is None
+    seen = [r.headers["authorization"] for r in emu.requests]
+    assert seen == ["Bearer entra-token-1", "Bearer entra-token-2"]
+    assert all("api-key" not in r.headers for r in emu.requests)
+
+
+@module_loop
+async def test_azure_429_waits_its_retry_after_ms_and_is_counted(
+    emu: ProviderEmulator, clock: FakeClock
+) -> None:
+    azure_body = {
+        "error": {
+            "code": "429",
+            "message": "Requests to the ChatCompletions_Create "
+            "Operation have exceeded the token rate limit of your deployment.",
+        }
+    }
+    emu.add_fault(Fault.http(429, retry_after_ms=1800, retry_after=2, body=azure_body, on=1))
+    result = await turn(AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, api_key=SECRET))
+    assert result.error is None
+    assert emu.attempts("azure") == 3  # the throttled attempt, its retry, the second call
+    assert clock.sleeps == [1.8]  # retry-after-ms wins over the coarser retry-after
+
+
+@module_loop
+async def test_the_sdk_never_retries_on_its_own(emu: ProviderEmulator) -> None:
+    emu.add_fault(Fault.http(503))
+    agent_retries_off = AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, api_key=SECRET)
+    agent = LlmAgent(name="support", model=agent_retries_off)
+    try:
+        result = await run_turn(agent, "hi")
+    finally:
+        await agent_retries_off.aclose()
+    assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
+    assert result.error.provider == "azure"
+    assert emu.attempts("azure") == 1
+
+
+def test_a_missing_endpoint_is_named() -> None:
+    llm = AzureOpenAI(DEPLOYMENT, api_key=SECRET)
+    with pytest.raises(ConfigurationError, match="AZURE_OPENAI_ENDPOINT"):
+        llm.check_configuration()
+
+
+def test_a_missing_key_is_named_unless_a_token_provider_is_given() -> None:
+    with pytest.raises(ConfigurationError, match="AZURE_OPENAI_API_KEY"):
+        AzureOpenAI(DEPLOYMENT, endpoint="https://r.openai.azure.com").check_configuration()
+    with_token = AzureOpenAI(
+        DEPLOYMENT, endpoint="https://r.openai.azure.com", token_provider=lambda: "t"
+    )
+    with_token.check_configuration()
+
+
+def test_azure_names_resolve_to_the_deployment() -> None:
+    llm = LlmRegistry.resolve(f"azure/{DEPLOYMENT}")
+    assert (type(llm), llm.model, llm.provider) == (AzureOpenAI, DEPLOYMENT, "azure")
