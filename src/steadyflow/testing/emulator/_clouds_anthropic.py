@@ -5,11 +5,11 @@ Both clouds take the Messages body with the model moved into the path and an
 
 - Vertex AI: ``POST /v1/projects/{project}/locations/{region}/publishers/anthropic/``
   ``models/{model}:rawPredict`` (``:streamRawPredict`` streams SSE, as Anthropic's own API does);
-  ``anthropic_version: vertex-2023-10-16``. Vertex's own quota error is a
+  ``anthropic_version`` such as ``vertex-2023-10-16``. Vertex's own quota error is a
   ``google.rpc.Status`` with ``RESOURCE_EXHAUSTED``.
 - Bedrock: ``POST /model/{model}/invoke`` (``/invoke-with-response-stream``
   streams AWS event-stream frames, each carrying one Messages event
-  base64-encoded); ``anthropic_version: bedrock-2023-05-31``. Errors are
+  base64-encoded); ``anthropic_version`` such as ``bedrock-2023-05-31``. Errors are
   ``{"message": ...}`` with their exception name in ``x-amzn-ErrorType``
   (``ThrottlingException`` for 429).
 """
@@ -49,7 +49,10 @@ _BEDROCK_ERRORS = {
 
 
 class _CloudAnthropicDialect(AnthropicDialect):
-    """The Messages API with the model in the path and the cloud's ``anthropic_version``."""
+    """The Messages API with the model in the path and an ``anthropic_version`` in the body.
+
+    The version is required but not pinned: SDK releases send different ones.
+    """
 
     version = ""
 
@@ -57,8 +60,9 @@ class _CloudAnthropicDialect(AnthropicDialect):
         """Check the cloud's body rules, then read it as a Messages request."""
         if "model" in body:
             raise WireError("model: Extra inputs are not permitted (the model is in the URL)")
-        if body.get("anthropic_version") != self.version:
-            raise WireError(f"anthropic_version: must be {self.version!r}")
+        version = body.get("anthropic_version")
+        if not isinstance(version, str) or not version:
+            raise WireError(f"anthropic_version: Field required (e.g. {self.version!r})")
         if "stream" in body and self.provider == "bedrock":
             raise WireError("stream: Extra inputs are not permitted")
         messages = {k: v for k, v in body.items() if k != "anthropic_version"}
