@@ -1,0 +1,143 @@
+"""Claude on Amazon Bedrock: Runner -> AnthropicBedrock -> anthropic's Bedrock client -> emulator.
+
+The emulator serves Bedrock's runtime address (``/model/{model}/invoke``,
+``/invoke-with-response-stream`` in AWS's binary event stream) as its own
+endpoint (``bedrock``); the SDK signs every request with fake AWS keys
+(Signature Version 4, through botocore), or sends a Bedrock API key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
+from steadyflow.errors import ConfigurationError, ModelHTTPError
+from steadyflow.models import LlmRegistry
+from steadyflow.models.bedrock import AnthropicBedrock
+from steadyflow.testing import FakeClock
+from steadyflow.testing.emulator import Fault, ProviderEmulator
+from steadyflow.testing.harness import TurnResult, run_turn
+
+module_loop = pytest.mark.asyncio(loop_scope="module")
+MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+SECRET_KEY = "fake/Secret+Key-DO-NOT-LEAK-9876"
+RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
+MODES = pytest.mark.parametrize(
+    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
+)
+
+
+def lookup_order(order_id: str) -> dict[str, str]:
+    """Look up an order by its number."""
+    return {"order_id": order_id, "status": "shipped", "eta": "Friday"}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def emu() -> AsyncIterator[ProviderEmulator]:
+    async with ProviderEmulator() as emulator:
+        yield emulator
+
+
+@pytest.fixture(autouse=True)
+def _fresh(emu: ProviderEmulator) -> None:
+    emu.reset()
+
+
+def claude(emu: ProviderEmulator) -> AnthropicBedrock:
+    return AnthropicBedrock(
+        f"bedrock/{MODEL}",
+        region="eu-central-1",
+        access_key="AKIDFAKEEXAMPLE",
+        secret_key=SECRET_KEY,
+        base_url=emu.base_url,
+    )
+
+
+async def turn(llm: AnthropicBedrock, mode: StreamingMode = StreamingMode.NONE) -> TurnResult:
+    agent = LlmAgent(name="support", model=llm, tools=[lookup_order], instruction="Help.")
+    config = RunConfig(streaming_mode=mode, retry_config=RETRIES, max_llm_calls=10)
+    try:
+        return await run_turn(agent, "Where is order 812?", run_config=config)
+    finally:
+        await llm.aclose()
+
+
+@module_loop
+@MODES
+async def test_a_turn_invokes_the_model_signed_for_its_region(
+    emu: ProviderEmulator, mode: StreamingMode
+) -> None:
+    result = await turn(claude(emu), mode)
+    assert result.error is None
+    assert "shipped" in result.complete_events[-1].text
+    assert emu.attempts("bedrock") == 2 and emu.attempts("anthropic") == 0
+    method = "invoke-with-response-stream" if mode is StreamingMode.SSE else "invoke"
+    first = emu.requests[0]
+    assert first.path == f"/model/{MODEL}/{method}"
+    signature = first.headers["authorization"]
+    assert signature.startswith("AWS4-HMAC-SHA256 Credential=AKIDFAKEEXAMPLE/")
+    assert "/eu-central-1/bedrock/aws4_request" in signature
+    assert "model" not in first.body and "stream" not in first.body
+    usage = result.complete_events[0].usage_metadata
+    assert usage is not None and usage.input_tokens > 0
+
+
+@module_loop
+async def test_a_bedrock_api_key_is_sent_as_a_bearer_token(
+    emu: ProviderEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_REGION", "us-west-2")
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-1")
+    monkeypatch.setenv("ANTHROPIC_BEDROCK_BASE_URL", emu.env()["ANTHROPIC_BEDROCK_BASE_URL"])
+    result = await turn(AnthropicBedrock(MODEL))
+    assert result.error is None
+    assert emu.requests[0].headers["authorization"] == "Bearer bedrock-api-key-1"
+
+
+@module_loop
+async def test_a_throttling_exception_is_retried_as_429(
+    emu: ProviderEmulator, clock: FakeClock
+) -> None:
+    emu.add_fault(Fault.http(429, message="Too many requests, please wait.", on=1))
+    result = await turn(claude(emu))
+    assert result.error is None
+    assert emu.attempts("bedrock") == 3
+    assert clock.sleeps == [0.5]
+
+
+@module_loop
+async def test_a_bedrock_error_names_its_exception_and_the_sdk_never_retries(
+    emu: ProviderEmulator,
+) -> None:
+    emu.add_fault(Fault.http(503, message="Bedrock is unable to process your request."))
+    llm = claude(emu)
+    try:
+        result = await run_turn(LlmAgent(name="support", model=llm), "hi")
+    finally:
+        await llm.aclose()
+    error = result.error
+    assert isinstance(error, ModelHTTPError) and error.status_code == 503
+    assert error.provider == "bedrock"
+    assert error.headers["x-amzn-errortype"] == "ServiceUnavailableException"
+    assert "unable to process" in str(error) and SECRET_KEY not in str(error)
+    assert emu.attempts("bedrock") == 1
+
+
+def test_a_missing_region_is_named() -> None:
+    with pytest.raises(ConfigurationError, match="AWS_REGION"):
+        AnthropicBedrock(MODEL).check_configuration()
+
+
+@pytest.mark.parametrize(
+    "name", [f"bedrock/{MODEL}", "bedrock/anthropic.claude-3-5-haiku-20241022-v1:0"]
+)
+def test_bedrock_claude_names_resolve_to_the_bedrock_adapter(name: str) -> None:
+    llm = LlmRegistry.resolve(name)
+    assert (type(llm), llm.model, llm.provider) == (
+        AnthropicBedrock,
+        name.removeprefix("bedrock/"),
+        "bedrock",
+    )
