@@ -8,19 +8,24 @@ with which credentials, and how many requests arrived.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Mapping
 
 import pytest
 import pytest_asyncio
 
 from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
 from steadyflow.errors import ConfigurationError, ModelHTTPError
-from steadyflow.models import LlmRegistry
+from steadyflow.models import LlmRegistry, LlmRequest
+from steadyflow.models._headers import headers_reported_to
+from steadyflow.models._rate_limits import Limit, read_rate_limits
 from steadyflow.models.azure import DEFAULT_API_VERSION, AzureOpenAI
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import Fault, ProviderEmulator
 from steadyflow.testing.harness import TurnResult, run_turn
+from steadyflow.types import Content
 from tests.models.providers import SECRET
+from tests.support.hostile import HostileServer, Reply
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 DEPLOYMENT = "support-gpt4o"
@@ -146,3 +151,37 @@ def test_a_missing_key_is_named_unless_a_token_provider_is_given() -> None:
 def test_azure_names_resolve_to_the_deployment() -> None:
     llm = LlmRegistry.resolve(f"azure/{DEPLOYMENT}")
     assert (type(llm), llm.model, llm.provider) == (AzureOpenAI, DEPLOYMENT, "azure")
+
+
+AZURE_LIMITS = {
+    "x-ratelimit-limit-requests": "120",
+    "x-ratelimit-remaining-requests": "119",
+    "x-ratelimit-limit-tokens": "120000",
+    "x-ratelimit-remaining-tokens": "119500",
+}
+
+
+@pytest.mark.asyncio
+async def test_azure_rate_limit_headers_reach_the_retry_loop(hostile: HostileServer) -> None:
+    completion = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+    }
+    hostile.script(Reply(headers=AZURE_LIMITS, body=[json.dumps(completion).encode()]))
+    llm = AzureOpenAI(DEPLOYMENT, endpoint=hostile.url, api_key=SECRET)
+    reports: list[Mapping[str, str]] = []
+    with headers_reported_to(reports.append):
+        async for _ in llm.generate_content_async(LlmRequest(contents=[Content.from_text("hi")])):
+            pass
+    await llm.aclose()
+    assert hostile.requests[0].path.startswith(f"/openai/deployments/{DEPLOYMENT}/chat/completions")
+    assert read_rate_limits(reports[-1]) == {
+        "requests": Limit(120.0, 119.0, None),
+        "tokens": Limit(120000.0, 119500.0, None),
+    }
