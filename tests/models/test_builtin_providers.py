@@ -87,3 +87,17 @@ def test_resolving_a_name_whose_extra_is_missing_says_what_to_install() -> None:
     assert len(lines) == 3, result.stderr
     for line, extra in zip(lines, ("openai", "anthropic", "gemini"), strict=True):
         assert f"pip install 'steadyflow[{extra}]'" in line
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_resolving_a_bedrock_name_without_botocore_says_what_to_install() -> None:
+    result = _run(
+        "import sys\n"
+        "from steadyflow.models import LlmRegistry\n"
+        "sys.modules['botocore'] = None\n"
+        "try:\n"
+        "    LlmRegistry.resolve('bedrock/anthropic.claude-x-v1:0')\n"
+        "except ImportError as error:\n"
+        "    print(error)\n"
+    )
+    assert "pip install 'steadyflow[bedrock]'" in result.stdout, result.stderr

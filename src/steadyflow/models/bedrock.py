@@ -21,16 +21,21 @@ instead of a signature.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Mapping
 from typing import Any, cast
 
 try:
     import anthropic as sdk
     from anthropic.lib.bedrock import AsyncAnthropicBedrock
-except ImportError as exc:  # pragma: no cover - exercised without the extra
+
+    # The SDK imports botocore only inside a request (to sign it, to decode a
+    # stream): check it here, so a missing extra is named when the model is built.
+    importlib.import_module("botocore")
+except ImportError as exc:
     from ._http import install_hint
 
-    raise ImportError(install_hint("anthropic", "bedrock", "Anthropic on Bedrock")) from exc
+    raise ImportError(install_hint("botocore", "bedrock", "Anthropic on Bedrock")) from exc
 
 from ._cloud import require_setting
 from ._http import read_env
