@@ -8,42 +8,19 @@ names the model or lacks Vertex's ``anthropic_version``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 
-from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
+from steadyflow import StreamingMode
 from steadyflow.errors import ConfigurationError, ModelHTTPError
 from steadyflow.models import LlmRegistry
 from steadyflow.models.anthropic_vertex import AnthropicVertex
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import Fault, ProviderEmulator
-from steadyflow.testing.harness import TurnResult, run_turn
+from tests.models.clouds import MODES, bare_turn, order_turn
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 MODEL = "claude-sonnet-4-5@20250929"
 TOKEN = "ya29.fake-vertex-token"
-RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
-MODES = pytest.mark.parametrize(
-    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
-)
-
-
-def lookup_order(order_id: str) -> dict[str, str]:
-    """Look up an order by its number."""
-    return {"order_id": order_id, "status": "shipped", "eta": "Friday"}
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def emu() -> AsyncIterator[ProviderEmulator]:
-    async with ProviderEmulator() as emulator:
-        yield emulator
-
-
-@pytest.fixture(autouse=True)
-def _fresh(emu: ProviderEmulator) -> None:
-    emu.reset()
 
 
 def claude(emu: ProviderEmulator) -> AnthropicVertex:
@@ -56,21 +33,12 @@ def claude(emu: ProviderEmulator) -> AnthropicVertex:
     )
 
 
-async def turn(llm: AnthropicVertex, mode: StreamingMode = StreamingMode.NONE) -> TurnResult:
-    agent = LlmAgent(name="support", model=llm, tools=[lookup_order], instruction="Help.")
-    config = RunConfig(streaming_mode=mode, retry_config=RETRIES, max_llm_calls=10)
-    try:
-        return await run_turn(agent, "Where is order 812?", run_config=config)
-    finally:
-        await llm.aclose()
-
-
 @module_loop
 @MODES
 async def test_a_turn_calls_claude_in_its_project_and_region(
     emu: ProviderEmulator, mode: StreamingMode
 ) -> None:
-    result = await turn(claude(emu), mode)
+    result = await order_turn(claude(emu), mode)
     assert result.error is None
     assert "shipped" in result.complete_events[-1].text
     assert emu.attempts("vertex-anthropic") == 2 and emu.attempts("anthropic") == 0
@@ -92,7 +60,7 @@ async def test_project_region_and_address_come_from_the_environment(
     monkeypatch.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "env-project")
     monkeypatch.setenv("CLOUD_ML_REGION", "europe-west1")
     monkeypatch.setenv("ANTHROPIC_VERTEX_BASE_URL", emu.env()["ANTHROPIC_VERTEX_BASE_URL"])
-    result = await turn(AnthropicVertex(MODEL, access_token=TOKEN))
+    result = await order_turn(AnthropicVertex(MODEL, access_token=TOKEN))
     assert result.error is None
     assert emu.requests[0].path.startswith("/v1/projects/env-project/locations/europe-west1/")
 
@@ -102,7 +70,7 @@ async def test_vertex_quota_error_is_retried_as_429(
     emu: ProviderEmulator, clock: FakeClock
 ) -> None:
     emu.add_fault(Fault.http(429, message="Quota exceeded for online_prediction_requests", on=1))
-    result = await turn(claude(emu))
+    result = await order_turn(claude(emu))
     assert result.error is None
     assert emu.attempts("vertex-anthropic") == 3
     assert clock.sleeps == [0.5]
@@ -113,11 +81,7 @@ async def test_an_overloaded_claude_on_vertex_is_a_529_and_the_sdk_never_retries
     emu: ProviderEmulator,
 ) -> None:
     emu.add_fault(Fault.http(529))
-    llm = claude(emu)
-    try:
-        result = await run_turn(LlmAgent(name="support", model=llm), "hi")
-    finally:
-        await llm.aclose()
+    result = await bare_turn(claude(emu))
     assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 529
     assert result.error.provider == "vertex-anthropic"
     assert emu.attempts("vertex-anthropic") == 1

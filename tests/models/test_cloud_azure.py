@@ -9,12 +9,11 @@ with which credentials, and how many requests arrived.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 
 import pytest
-import pytest_asyncio
 
-from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
+from steadyflow import StreamingMode
 from steadyflow.errors import ConfigurationError, ModelHTTPError
 from steadyflow.models import LlmRegistry, LlmRequest
 from steadyflow.models._headers import headers_reported_to
@@ -22,42 +21,13 @@ from steadyflow.models._rate_limits import Limit, read_rate_limits
 from steadyflow.models.azure import DEFAULT_API_VERSION, AzureOpenAI
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import Fault, ProviderEmulator
-from steadyflow.testing.harness import TurnResult, run_turn
 from steadyflow.types import Content
+from tests.models.clouds import MODES, bare_turn, order_turn
 from tests.models.providers import SECRET
 from tests.support.hostile import HostileServer, Reply
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 DEPLOYMENT = "support-gpt4o"
-RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
-MODES = pytest.mark.parametrize(
-    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
-)
-
-
-def lookup_order(order_id: str) -> dict[str, str]:
-    """Look up an order by its number."""
-    return {"order_id": order_id, "status": "shipped", "eta": "Friday"}
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def emu() -> AsyncIterator[ProviderEmulator]:
-    async with ProviderEmulator() as emulator:
-        yield emulator
-
-
-@pytest.fixture(autouse=True)
-def _fresh(emu: ProviderEmulator) -> None:
-    emu.reset()
-
-
-async def turn(llm: AzureOpenAI, mode: StreamingMode = StreamingMode.NONE) -> TurnResult:
-    agent = LlmAgent(name="support", model=llm, tools=[lookup_order], instruction="Help.")
-    config = RunConfig(streaming_mode=mode, retry_config=RETRIES, max_llm_calls=10)
-    try:
-        return await run_turn(agent, "Where is order 812?", run_config=config)
-    finally:
-        await llm.aclose()
 
 
 @module_loop
@@ -66,7 +36,7 @@ async def test_a_turn_calls_the_deployment_at_its_azure_address(
     emu: ProviderEmulator, mode: StreamingMode
 ) -> None:
     llm = AzureOpenAI(f"azure/{DEPLOYMENT}", endpoint=emu.base_url, api_key=SECRET)
-    result = await turn(llm, mode)
+    result = await order_turn(llm, mode)
     assert result.error is None
     assert "shipped" in result.complete_events[-1].text
     assert emu.attempts("azure") == 2 and emu.attempts("openai") == 0
@@ -84,7 +54,7 @@ async def test_endpoint_key_and_api_version_come_from_the_environment(
     for name, value in emu.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("OPENAI_API_VERSION", "2025-04-01-preview")
-    result = await turn(AzureOpenAI(DEPLOYMENT))
+    result = await order_turn(AzureOpenAI(DEPLOYMENT))
     assert result.error is None
     assert emu.requests[0].query["api-version"] == ["2025-04-01-preview"]
     assert emu.requests[0].headers["api-key"] == emu.env()["AZURE_OPENAI_API_KEY"]
@@ -94,7 +64,7 @@ async def test_endpoint_key_and_api_version_come_from_the_environment(
 async def test_an_entra_token_provider_is_sent_as_a_bearer_token(emu: ProviderEmulator) -> None:
     tokens = iter(["entra-token-1", "entra-token-2"])
     llm = AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, token_provider=lambda: next(tokens))
-    result = await turn(llm)
+    result = await order_turn(llm)
     assert result.error is None
     seen = [r.headers["authorization"] for r in emu.requests]
     assert seen == ["Bearer entra-token-1", "Bearer entra-token-2"]
@@ -113,7 +83,7 @@ async def test_azure_429_waits_its_retry_after_ms_and_is_counted(
         }
     }
     emu.add_fault(Fault.http(429, retry_after_ms=1800, retry_after=2, body=azure_body, on=1))
-    result = await turn(AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, api_key=SECRET))
+    result = await order_turn(AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, api_key=SECRET))
     assert result.error is None
     assert emu.attempts("azure") == 3  # the throttled attempt, its retry, the second call
     assert clock.sleeps == [1.8]  # retry-after-ms wins over the coarser retry-after
@@ -122,12 +92,7 @@ async def test_azure_429_waits_its_retry_after_ms_and_is_counted(
 @module_loop
 async def test_the_sdk_never_retries_on_its_own(emu: ProviderEmulator) -> None:
     emu.add_fault(Fault.http(503))
-    agent_retries_off = AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, api_key=SECRET)
-    agent = LlmAgent(name="support", model=agent_retries_off)
-    try:
-        result = await run_turn(agent, "hi")
-    finally:
-        await agent_retries_off.aclose()
+    result = await bare_turn(AzureOpenAI(DEPLOYMENT, endpoint=emu.base_url, api_key=SECRET))
     assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
     assert result.error.provider == "azure"
     assert emu.attempts("azure") == 1

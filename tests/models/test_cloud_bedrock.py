@@ -8,42 +8,19 @@ endpoint (``bedrock``); the SDK signs every request with fake AWS keys
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 
-from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
+from steadyflow import StreamingMode
 from steadyflow.errors import ConfigurationError, ModelHTTPError
 from steadyflow.models import LlmRegistry
 from steadyflow.models.bedrock import AnthropicBedrock
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import Fault, ProviderEmulator
-from steadyflow.testing.harness import TurnResult, run_turn
+from tests.models.clouds import MODES, bare_turn, order_turn
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 SECRET_KEY = "fake/Secret+Key-DO-NOT-LEAK-9876"
-RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
-MODES = pytest.mark.parametrize(
-    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
-)
-
-
-def lookup_order(order_id: str) -> dict[str, str]:
-    """Look up an order by its number."""
-    return {"order_id": order_id, "status": "shipped", "eta": "Friday"}
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def emu() -> AsyncIterator[ProviderEmulator]:
-    async with ProviderEmulator() as emulator:
-        yield emulator
-
-
-@pytest.fixture(autouse=True)
-def _fresh(emu: ProviderEmulator) -> None:
-    emu.reset()
 
 
 def claude(emu: ProviderEmulator) -> AnthropicBedrock:
@@ -56,21 +33,12 @@ def claude(emu: ProviderEmulator) -> AnthropicBedrock:
     )
 
 
-async def turn(llm: AnthropicBedrock, mode: StreamingMode = StreamingMode.NONE) -> TurnResult:
-    agent = LlmAgent(name="support", model=llm, tools=[lookup_order], instruction="Help.")
-    config = RunConfig(streaming_mode=mode, retry_config=RETRIES, max_llm_calls=10)
-    try:
-        return await run_turn(agent, "Where is order 812?", run_config=config)
-    finally:
-        await llm.aclose()
-
-
 @module_loop
 @MODES
 async def test_a_turn_invokes_the_model_signed_for_its_region(
     emu: ProviderEmulator, mode: StreamingMode
 ) -> None:
-    result = await turn(claude(emu), mode)
+    result = await order_turn(claude(emu), mode)
     assert result.error is None
     assert "shipped" in result.complete_events[-1].text
     assert emu.attempts("bedrock") == 2 and emu.attempts("anthropic") == 0
@@ -92,7 +60,7 @@ async def test_a_bedrock_api_key_is_sent_as_a_bearer_token(
     monkeypatch.setenv("AWS_REGION", "us-west-2")
     monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-1")
     monkeypatch.setenv("ANTHROPIC_BEDROCK_BASE_URL", emu.env()["ANTHROPIC_BEDROCK_BASE_URL"])
-    result = await turn(AnthropicBedrock(MODEL))
+    result = await order_turn(AnthropicBedrock(MODEL))
     assert result.error is None
     assert emu.requests[0].headers["authorization"] == "Bearer bedrock-api-key-1"
 
@@ -102,7 +70,7 @@ async def test_a_throttling_exception_is_retried_as_429(
     emu: ProviderEmulator, clock: FakeClock
 ) -> None:
     emu.add_fault(Fault.http(429, message="Too many requests, please wait.", on=1))
-    result = await turn(claude(emu))
+    result = await order_turn(claude(emu))
     assert result.error is None
     assert emu.attempts("bedrock") == 3
     assert clock.sleeps == [0.5]
@@ -113,11 +81,7 @@ async def test_a_bedrock_error_names_its_exception_and_the_sdk_never_retries(
     emu: ProviderEmulator,
 ) -> None:
     emu.add_fault(Fault.http(503, message="Bedrock is unable to process your request."))
-    llm = claude(emu)
-    try:
-        result = await run_turn(LlmAgent(name="support", model=llm), "hi")
-    finally:
-        await llm.aclose()
+    result = await bare_turn(claude(emu))
     error = result.error
     assert isinstance(error, ModelHTTPError) and error.status_code == 503
     assert error.provider == "bedrock"

@@ -8,43 +8,20 @@ OAuth token of ``google.oauth2.credentials.Credentials``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 from google.oauth2.credentials import Credentials
 
-from steadyflow import LlmAgent, RetryConfig, RunConfig, StreamingMode
+from steadyflow import StreamingMode
 from steadyflow.errors import ConfigurationError, ModelHTTPError
 from steadyflow.models import LlmRegistry
 from steadyflow.models.vertex import VertexGemini
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import Fault, ProviderEmulator
-from steadyflow.testing.harness import TurnResult, run_turn
+from tests.models.clouds import MODES, bare_turn, order_turn
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 MODEL = "gemini-2.5-flash"
 TOKEN = "ya29.fake-vertex-token"
-RETRIES = RetryConfig(max_attempts=3, initial_backoff=0.5, jitter_ratio=0.0)
-MODES = pytest.mark.parametrize(
-    "mode", [StreamingMode.NONE, StreamingMode.SSE], ids=["none", "sse"]
-)
-
-
-def lookup_order(order_id: str) -> dict[str, str]:
-    """Look up an order by its number."""
-    return {"order_id": order_id, "status": "shipped", "eta": "Friday"}
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def emu() -> AsyncIterator[ProviderEmulator]:
-    async with ProviderEmulator() as emulator:
-        yield emulator
-
-
-@pytest.fixture(autouse=True)
-def _fresh(emu: ProviderEmulator) -> None:
-    emu.reset()
 
 
 def vertex(emu: ProviderEmulator) -> VertexGemini:
@@ -57,21 +34,12 @@ def vertex(emu: ProviderEmulator) -> VertexGemini:
     )
 
 
-async def turn(llm: VertexGemini, mode: StreamingMode = StreamingMode.NONE) -> TurnResult:
-    agent = LlmAgent(name="support", model=llm, tools=[lookup_order], instruction="Help.")
-    config = RunConfig(streaming_mode=mode, retry_config=RETRIES, max_llm_calls=10)
-    try:
-        return await run_turn(agent, "Where is order 812?", run_config=config)
-    finally:
-        await llm.aclose()
-
-
 @module_loop
 @MODES
 async def test_a_turn_calls_the_model_in_its_project_and_location(
     emu: ProviderEmulator, mode: StreamingMode
 ) -> None:
-    result = await turn(vertex(emu), mode)
+    result = await order_turn(vertex(emu), mode)
     assert result.error is None
     assert "shipped" in result.complete_events[-1].text
     assert emu.attempts("vertex") == 2 and emu.attempts("gemini") == 0
@@ -93,7 +61,7 @@ async def test_project_and_location_come_from_the_environment(
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-east5")
     monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", emu.base_url)
     monkeypatch.setenv("GOOGLE_API_KEY", "a-gemini-api-key-not-for-vertex")
-    result = await turn(VertexGemini(MODEL, credentials=Credentials(token=TOKEN)))
+    result = await order_turn(VertexGemini(MODEL, credentials=Credentials(token=TOKEN)))
     assert result.error is None
     assert emu.requests[0].path.startswith("/v1beta1/projects/env-project/locations/us-east5/")
     assert "x-goog-api-key" not in emu.requests[0].headers
@@ -104,7 +72,7 @@ async def test_resource_exhausted_waits_its_retry_info_delay(
     emu: ProviderEmulator, clock: FakeClock
 ) -> None:
     emu.add_fault(Fault.http(429, retry_delay="3s", message="Resource exhausted.", on=1))
-    result = await turn(vertex(emu))
+    result = await order_turn(vertex(emu))
     assert result.error is None
     assert emu.attempts("vertex") == 3
     assert clock.sleeps == [3.0]
@@ -113,11 +81,7 @@ async def test_resource_exhausted_waits_its_retry_info_delay(
 @module_loop
 async def test_the_sdk_never_retries_on_its_own(emu: ProviderEmulator) -> None:
     emu.add_fault(Fault.http(503))
-    llm = vertex(emu)
-    try:
-        result = await run_turn(LlmAgent(name="support", model=llm), "hi")
-    finally:
-        await llm.aclose()
+    result = await bare_turn(vertex(emu))
     assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
     assert result.error.provider == "vertex"
     assert emu.attempts("vertex") == 1
