@@ -29,8 +29,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("anthropic", "anthropic", "Anthropic on Vertex AI")) from exc
 
-from ._cloud import require_setting
-from ._http import read_env
+from ._http import read_env, require_setting
 from .anthropic import ANTHROPIC_SDK, Anthropic
 
 if TYPE_CHECKING:

@@ -30,8 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("openai", "openai", "Azure OpenAI")) from exc
 
-from ._cloud import require_setting
-from ._http import read_env
+from ._http import read_env, require_setting
 from ._openai_sdk import OPENAI_SDK
 from .openai import OpenAI, OpenAICompatible
 

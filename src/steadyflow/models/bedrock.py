@@ -37,8 +37,7 @@ except ImportError as exc:
 
     raise ImportError(install_hint("botocore", "bedrock", "Anthropic on Bedrock")) from exc
 
-from ._cloud import require_setting
-from ._http import read_env
+from ._http import read_env, require_setting
 from .anthropic import ANTHROPIC_SDK, Anthropic
 
 __all__ = ["AnthropicBedrock"]

@@ -28,8 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
     raise ImportError(install_hint("google-genai", "gemini", "Vertex AI Gemini")) from exc
 
-from ._cloud import require_setting
-from ._http import read_env
+from ._http import read_env, require_setting
 from .gemini import Gemini
 
 if TYPE_CHECKING:
