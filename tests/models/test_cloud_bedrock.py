@@ -8,15 +8,21 @@ endpoint (``bedrock``); the SDK signs every request with fake AWS keys
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from steadyflow import StreamingMode
 from steadyflow.errors import ConfigurationError, ModelHTTPError
-from steadyflow.models import LlmRegistry
+from steadyflow.models import LlmRegistry, LlmRequest
 from steadyflow.models.bedrock import AnthropicBedrock
+from steadyflow.retry._config import DEFAULT_RETRYABLE_STATUS_CODES
 from steadyflow.testing import FakeClock
 from steadyflow.testing.emulator import Fault, ProviderEmulator
+from steadyflow.testing.emulator._eventstream import event_message
+from steadyflow.types import Content
 from tests.models.clouds import MODES, bare_turn, order_turn
+from tests.support.hostile import HostileServer, Reply
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -105,3 +111,30 @@ def test_bedrock_claude_names_resolve_to_the_bedrock_adapter(name: str) -> None:
         name.removeprefix("bedrock/"),
         "bedrock",
     )
+
+
+@pytest.mark.asyncio
+async def test_a_throttling_frame_inside_the_stream_is_a_retryable_429(
+    hostile: HostileServer,
+) -> None:
+    frame = event_message(
+        {
+            ":message-type": "exception",
+            ":exception-type": "throttlingException",
+            ":content-type": "application/json",
+        },
+        json.dumps({"message": "Too many tokens, please wait."}).encode(),
+    )
+    stream = {"content-type": "application/vnd.amazon.eventstream"}
+    hostile.script(Reply(headers=stream, body=[frame]))
+    llm = AnthropicBedrock(
+        MODEL, region="us-east-1", api_key="bedrock-key-1234", base_url=hostile.url
+    )
+    request = LlmRequest(contents=[Content.from_text("hi")])
+    with pytest.raises(ModelHTTPError) as caught:
+        async for _ in llm.generate_content_async(request, stream=True):
+            pass
+    await llm.aclose()
+    assert caught.value.status_code == 429
+    assert "Too many tokens" in str(caught.value)
+    assert llm.is_exception_retryable(caught.value, DEFAULT_RETRYABLE_STATUS_CODES)
