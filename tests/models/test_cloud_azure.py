@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+import openai
 import pytest
 
 from steadyflow import StreamingMode
@@ -150,3 +151,15 @@ async def test_azure_rate_limit_headers_reach_the_retry_loop(hostile: HostileSer
         "requests": Limit(120.0, 119.0, None),
         "tokens": Limit(120000.0, 119500.0, None),
     }
+
+
+@module_loop
+async def test_a_client_you_pass_is_used_with_its_retries_off(emu: ProviderEmulator) -> None:
+    emu.add_fault(Fault.http(503))
+    own = openai.AsyncAzureOpenAI(
+        azure_endpoint=emu.base_url, api_key=SECRET, api_version="2024-10-21", max_retries=5
+    )
+    result = await bare_turn(AzureOpenAI(DEPLOYMENT, client=own))
+    await own.close()
+    assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
+    assert emu.attempts("azure") == 1
