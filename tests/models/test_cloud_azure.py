@@ -159,7 +159,9 @@ async def test_a_client_you_pass_is_used_with_its_retries_off(emu: ProviderEmula
     own = openai.AsyncAzureOpenAI(
         azure_endpoint=emu.base_url, api_key=SECRET, api_version="2024-10-21", max_retries=5
     )
-    result = await bare_turn(AzureOpenAI(DEPLOYMENT, client=own))
+    llm = AzureOpenAI(DEPLOYMENT, client=own)
+    llm.check_configuration()  # the client's endpoint and key are enough
+    result = await bare_turn(llm)
     await own.close()
     assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
     assert emu.attempts("azure") == 1

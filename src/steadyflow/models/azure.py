@@ -86,12 +86,18 @@ class AzureOpenAI(OpenAI):
         )
         self._endpoint = endpoint
         self._token_provider = token_provider
+        self._client_given = client is not None
         version = api_version or read_env("OPENAI_API_VERSION") or DEFAULT_API_VERSION
         azure_client = functools.partial(sdk.AsyncAzureOpenAI, api_version=version)
         self._sdk = dataclasses.replace(OPENAI_SDK, client=azure_client)
 
     def check_configuration(self) -> None:
-        """Raise ``ConfigurationError`` when the endpoint, or both key and token, are missing."""
+        """Raise ``ConfigurationError`` when the endpoint, or both key and token, are missing.
+
+        A client you pass carries its own endpoint and credentials.
+        """
+        if self._client_given:
+            return
         self._endpoint_url()
         if self._token_provider is None:
             super().check_configuration()
