@@ -8,7 +8,9 @@ OAuth token of ``google.oauth2.credentials.Credentials``.
 
 from __future__ import annotations
 
+import google.genai as genai
 import pytest
+from google.genai import types as genai_types
 from google.oauth2.credentials import Credentials
 
 from steadyflow import StreamingMode
@@ -95,3 +97,24 @@ def test_a_missing_project_is_named() -> None:
 def test_vertex_gemini_names_resolve_to_the_vertex_adapter() -> None:
     llm = LlmRegistry.resolve(f"vertex/{MODEL}")
     assert (type(llm), llm.model, llm.provider) == (VertexGemini, MODEL, "vertex")
+
+
+@module_loop
+async def test_a_client_you_pass_is_used_with_one_attempt_per_request(
+    emu: ProviderEmulator,
+) -> None:
+    emu.add_fault(Fault.http(503))
+    own = genai.Client(
+        vertexai=True,
+        project="own-project",
+        location="us-central1",
+        credentials=Credentials(token=TOKEN),
+        http_options=genai_types.HttpOptions(base_url=emu.base_url),
+    )
+    llm = VertexGemini(MODEL, client=own)
+    llm.check_configuration()  # the client's project is enough
+    result = await bare_turn(llm)
+    await own.aio.aclose()
+    assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
+    assert emu.attempts("vertex") == 1
+    assert emu.requests[0].path.startswith("/v1beta1/projects/own-project/locations/us-central1/")

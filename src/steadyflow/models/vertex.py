@@ -86,10 +86,15 @@ class VertexGemini(Gemini):
         self._project = project
         self._location = location
         self._google_credentials = credentials
+        self._client_given = client is not None
 
     def check_configuration(self) -> None:
-        """Raise ``ConfigurationError`` when no project is given or set in the environment."""
-        self._project_id()
+        """Raise ``ConfigurationError`` when no project is given or set in the environment.
+
+        A client you pass carries its own project and credentials.
+        """
+        if not self._client_given:
+            self._project_id()
 
     def _project_id(self) -> str:
         return require_setting(
