@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+import httpx
 import openai
 import pytest
 
@@ -165,3 +166,14 @@ async def test_a_client_you_pass_is_used_with_its_retries_off(emu: ProviderEmula
     await own.close()
     assert isinstance(result.error, ModelHTTPError) and result.error.status_code == 503
     assert emu.attempts("azure") == 1
+
+
+@module_loop
+async def test_the_emulator_refuses_an_azure_request_without_api_version(
+    emu: ProviderEmulator,
+) -> None:
+    body = {"model": DEPLOYMENT, "messages": [{"role": "user", "content": "hi"}]}
+    async with httpx.AsyncClient(base_url=emu.base_url) as http:
+        answer = await http.post(f"/openai/deployments/{DEPLOYMENT}/chat/completions", json=body)
+    assert answer.status_code == 400
+    assert "api-version" in answer.json()["error"]["message"]

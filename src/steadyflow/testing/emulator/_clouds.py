@@ -14,9 +14,11 @@ deployment was addressed (``request.route``).
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from ._dialect import Route
+from ._dialect import Route, WireError
 from ._gemini import GeminiDialect
+from ._model import EmulatedRequest
 from ._openai import OpenAIDialect
 
 __all__ = ["AzureOpenAIDialect", "VertexGeminiDialect"]
@@ -39,6 +41,12 @@ class AzureOpenAIDialect(OpenAIDialect):
         if method != "POST" or match is None:
             return None
         return Route(self.provider, match["deployment"])
+
+    def parse(self, body: dict[str, Any], request: EmulatedRequest) -> None:
+        """Refuse a request without ``api-version``, then read it as Chat Completions."""
+        if not request.query.get("api-version"):
+            raise WireError("Missing required query parameter: api-version")
+        super().parse(body, request)
 
 
 class VertexGeminiDialect(GeminiDialect):
