@@ -49,6 +49,13 @@ async def emulate(_shared_emulator: ProviderEmulator) -> Emulate:
     return reset
 
 
+@pytest_asyncio.fixture(loop_scope="module")
+async def emu(emulate: Emulate) -> ProviderEmulator:
+    """The module's emulator, reset for this test, answering as ``OrderSupportResponder``."""
+    emulator: ProviderEmulator = await emulate()
+    return emulator
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def _adapters() -> AsyncIterator[dict[tuple[str, ...], BaseLlm]]:
     made: dict[tuple[str, ...], BaseLlm] = {}

@@ -71,11 +71,13 @@ def test_importing_steadyflow_and_resolving_nothing_imports_no_sdk() -> None:
 
 @pytest.mark.slow  # a fresh interpreter
 def test_resolving_a_name_whose_extra_is_missing_says_what_to_install() -> None:
-    # One interpreter per SDK would cost a second each; one loop checks all three.
+    # One interpreter per SDK would cost a second each; one loop checks them all.
     result = _run(
         "import sys\n"
         "from steadyflow.models import LlmRegistry\n"
-        "pairs = (('openai', 'gpt-4o'), ('anthropic', 'claude-x'), ('google', 'gemini-x'))\n"
+        # Each SDK stays blocked for the next names: botocore goes first, with anthropic there.
+        "pairs = (('botocore', 'bedrock/anthropic.claude-x-v1:0'), ('openai', 'gpt-4o'),\n"
+        "         ('anthropic', 'claude-x'), ('google', 'gemini-x'))\n"
         "for sdk, name in pairs:\n"
         "    sys.modules[sdk] = None\n"
         "    try:\n"
@@ -84,6 +86,6 @@ def test_resolving_a_name_whose_extra_is_missing_says_what_to_install() -> None:
         "        print(error)\n"
     )
     lines = result.stdout.splitlines()
-    assert len(lines) == 3, result.stderr
-    for line, extra in zip(lines, ("openai", "anthropic", "gemini"), strict=True):
+    assert len(lines) == 4, result.stderr
+    for line, extra in zip(lines, ("bedrock", "openai", "anthropic", "gemini"), strict=True):
         assert f"pip install 'steadyflow[{extra}]'" in line

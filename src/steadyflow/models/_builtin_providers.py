@@ -12,6 +12,14 @@ Patterns (full-match regexes) and the adapter each resolves to:
 - ``openai-responses/.+``: ``steadyflow.models.openai.OpenAIResponses`` (OpenAI's
   Responses API; extra ``openai``)
 - ``claude-.*``: ``steadyflow.models.anthropic.Anthropic`` (extra ``anthropic``)
+- ``vertex/gemini-.*``, ``vertex/gemma-.*``: ``steadyflow.models.vertex.VertexGemini``
+  (Gemini on Vertex AI; extra ``gemini``)
+- ``vertex/claude-.*``: ``steadyflow.models.anthropic_vertex.AnthropicVertex`` (Claude on
+  Vertex AI; extra ``vertex``)
+- ``bedrock/(<profile>.)anthropic.*``: ``steadyflow.models.bedrock.AnthropicBedrock``
+  (Claude on Amazon Bedrock; extra ``bedrock``)
+- ``azure/.+``: ``steadyflow.models.azure.AzureOpenAI`` (a deployment on Azure OpenAI;
+  extra ``openai``)
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ BUILTIN_PATTERNS: dict[str, tuple[str, str]] = {
     r"groq/.+": ("openai", "Groq"),
     r"openai-responses/.+": ("openai", "OpenAIResponses"),
     r"claude-.*": ("anthropic", "Anthropic"),
+    r"azure/.+": ("azure", "AzureOpenAI"),
+    r"vertex/gemini-.*": ("vertex", "VertexGemini"),
+    r"vertex/gemma-.*": ("vertex", "VertexGemini"),
+    r"vertex/claude-.*": ("anthropic_vertex", "AnthropicVertex"),
+    r"bedrock/(?:[a-z]+\.)?anthropic\..+": ("bedrock", "AnthropicBedrock"),
 }
 """Pattern -> (module under ``steadyflow.models``, class name)."""
 

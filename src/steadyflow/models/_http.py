@@ -47,6 +47,7 @@ __all__ = [
     "other_sdk_error",
     "parse_arguments",
     "read_api_key",
+    "require_setting",
     "read_env",
     "redact",
     "status_verdict",
@@ -99,12 +100,35 @@ def read_api_key(explicit: str | None, env_names: tuple[str, ...], adapter: str,
     Raises:
         ConfigurationError: naming the variables to set (never a key value).
     """
-    key = explicit or read_env(*env_names)
-    if key:
-        return key
+    return require_setting(explicit, env_names, "api_key", adapter, model, "API key")
+
+
+def require_setting(
+    explicit: str | None,
+    env_names: tuple[str, ...],
+    argument: str,
+    adapter: str,
+    model: str,
+    what: str | None = None,
+) -> str:
+    """A required setting: ``explicit``, else the first set variable of ``env_names``.
+
+    A cloud endpoint needs more than a key (Azure's endpoint, Vertex AI's
+    project, Bedrock's region); a missing one is named with its argument and
+    variables when the model is checked or first called, never left to fail
+    as an SDK error deep inside a request.
+
+    Raises:
+        ConfigurationError: naming ``what`` (default the argument), the
+            variables to set and the argument to pass (never a value).
+    """
+    value = explicit or read_env(*env_names)
+    if value:
+        return value
     names = " or ".join(env_names)
     raise ConfigurationError(
-        f"{adapter} model {model!r} has no API key: set {names} or pass api_key=... to the adapter"
+        f"{adapter} model {model!r} has no {what or argument}: set {names} "
+        f"or pass {argument}=... to the adapter"
     )
 
 

@@ -151,12 +151,19 @@ class StainlessLlm(BaseLlm, Generic[ClientT]):
         if self._secret is None:
             read_api_key(self._api_key, self._api_key_env, type(self).__name__, self.model)
 
-    def _new_client(self) -> ClientT:
+    def _credentials(self) -> dict[str, Any]:
+        """The client's credential options: the API key, read now so a missing one is named.
+
+        Cloud adapters override it (an Entra token provider, a cloud's signing).
+        """
         key = read_api_key(self._api_key, self._api_key_env, type(self).__name__, self.model)
         self._secret = key
+        return {"api_key": key}
+
+    def _new_client(self) -> ClientT:
         options: dict[str, Any] = {
             **self._sdk.options,
-            "api_key": key,
+            **self._credentials(),
             "max_retries": 0,
             "http_client": self._sdk.http_client(follow_redirects=False),
         }

@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 # Error ``type``/``code`` strings sent inside a 200 stream -> the HTTP status they stand for:
-# Anthropic's documented error types, OpenAI's (Responses ``error`` codes too) and Groq's.
+# Anthropic's documented error types, OpenAI's (Responses ``error`` codes too), Groq's
+# and Bedrock's.
 STREAM_ERROR_STATUS: Mapping[str, int] = {
     "invalid_request_error": 400,
     "invalid_prompt": 400,
@@ -40,6 +41,13 @@ STREAM_ERROR_STATUS: Mapping[str, int] = {
     "service_unavailable": 503,
     "timeout_error": 504,
     "overloaded_error": 529,
+    # Bedrock's exception frames inside its event stream, by their ``:exception-type``.
+    "validationException": 400,
+    "modelTimeoutException": 408,
+    "throttlingException": 429,
+    "internalServerException": 500,
+    "modelStreamErrorException": 500,
+    "serviceUnavailableException": 503,
 }
 _STATUS_KEYS = ("status_code", "status", "code")
 

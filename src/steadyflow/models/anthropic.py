@@ -35,7 +35,7 @@ from .llm_response import LlmResponse
 
 __all__ = ["Anthropic"]
 
-_SDK = StainlessSdk(
+ANTHROPIC_SDK = StainlessSdk(
     client=sdk.AsyncAnthropic,
     http_client=sdk.DefaultAsyncHttpxClient,
     errors=SdkErrors(
@@ -78,7 +78,7 @@ class Anthropic(StainlessLlm[sdk.AsyncAnthropic]):
     ) -> None:
         super().__init__(
             model,
-            sdk=_SDK,
+            sdk=ANTHROPIC_SDK,
             provider="anthropic",
             api_key_env=("ANTHROPIC_API_KEY",),
             api_key=api_key,

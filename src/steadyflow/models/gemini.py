@@ -94,16 +94,24 @@ class Gemini(BaseLlm):
         if self._secret is None:
             read_api_key(self._api_key, _KEY_ENV, "Gemini", self.model)
 
-    def _new_client(self) -> genai.Client:
+    def _credentials(self) -> dict[str, Any]:
+        """The client's credential options: the API key, read now so a missing one is named.
+
+        Vertex AI's adapter overrides it (project, location, Google credentials).
+        """
         key = read_api_key(self._api_key, _KEY_ENV, "Gemini", self.model)
         self._secret = key
+        return {"api_key": key, "vertexai": False}
+
+    def _new_client(self) -> genai.Client:
+        credentials = self._credentials()
         hooks = {"response": [ResponseGuard(self.provider, self.model)]}
         options = gt.HttpOptions(
             base_url=self._base_url,
             async_client_args={"follow_redirects": False, "event_hooks": hooks},
             client_args={"follow_redirects": False},
         )
-        return genai.Client(api_key=key, vertexai=False, http_options=options)
+        return genai.Client(**credentials, http_options=options)
 
     async def aclose(self) -> None:
         """Close the connection pool this adapter opened on the running loop.

@@ -54,6 +54,8 @@ class Dialect(ABC):
     """One provider's HTTP API, as far as the emulator speaks it."""
 
     provider: str
+    stream_content_type = "text/event-stream"
+    """The media type of a streamed answer (Bedrock's is AWS's event stream, not SSE)."""
 
     @abstractmethod
     def route(self, method: str, path: str) -> Route | None:
@@ -78,6 +80,10 @@ class Dialect(ABC):
     @abstractmethod
     def error_body(self, status: int, message: str, fault: Fault | None) -> dict[str, Any]:
         """The provider's JSON error shape for ``status``."""
+
+    def error_headers(self, status: int) -> dict[str, str]:
+        """Headers an error answer carries besides its body (none by default)."""
+        return {}
 
     def wire_error_body(self, error: WireError) -> dict[str, Any]:
         """The 400 body for a request this API refuses; by default ``error_body``'s."""

@@ -140,7 +140,8 @@ class EmulatedRequest:
     """A provider request as the emulator understood it.
 
     Attributes:
-        provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``.
+        provider: ``openai``, ``openai-responses``, ``anthropic`` or ``gemini``; on a
+            cloud's address ``azure``, ``vertex``, ``vertex-anthropic`` or ``bedrock``.
         number: the request's 1-based number at this provider's endpoint.
         model: the model name the client asked for.
         stream: whether the client asked for SSE.
@@ -149,6 +150,8 @@ class EmulatedRequest:
         tools: the declared tools.
         headers: the HTTP request headers, names lower-cased.
         body: the parsed JSON body.
+        path: the URL path the client addressed (a cloud's deployment, project, region).
+        query: the URL's query parameters (Azure's ``api-version``).
         fault: the fault injected into this request's answer, if any.
     """
 
@@ -161,6 +164,8 @@ class EmulatedRequest:
     tools: list[ToolSpec] = field(default_factory=lambda: [])
     headers: dict[str, str] = field(default_factory=lambda: {})
     body: dict[str, Any] = field(default_factory=lambda: {})
+    path: str = ""
+    query: dict[str, list[str]] = field(default_factory=lambda: {})
     fault: Fault | None = None
 
     @property

@@ -45,13 +45,15 @@ async def respond_with_fault(dialect: Dialect, fault: Fault, out: HttpResponder)
     if body is None:
         body = dialect.error_body(fault.status, message, fault)
     data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    await out.send(fault.status, data, {**_JSON, **fault.headers})
+    await out.send(
+        fault.status, data, {**_JSON, **dialect.error_headers(fault.status), **fault.headers}
+    )
 
 
 async def send_error(out: HttpResponder, dialect: Dialect, status: int, message: str) -> None:
     """The provider's own error shape for ``status``."""
     body = dialect.error_body(status, message, None)
-    await out.send(status, json.dumps(body).encode(), _JSON)
+    await out.send(status, json.dumps(body).encode(), {**_JSON, **dialect.error_headers(status)})
 
 
 async def _stream(
@@ -65,7 +67,7 @@ async def _stream(
     # A break fault hangs up once ``after_chunks`` content events are out,
     # before whatever comes next (more content, or the closing events).
     breaks_after = fault.after_chunks if fault is not None and fault.kind == "break" else None
-    await out.start_chunked(200, _SSE)
+    await out.start_chunked(200, {**_SSE, "content-type": dialect.stream_content_type})
     sent = 0
     for event in dialect.render_stream(reply, request):
         if breaks_after == sent:

@@ -1,7 +1,8 @@
 """``ProviderEmulator``: Gemini, OpenAI and Anthropic on loopback, with faults.
 
 One HTTP server on 127.0.0.1 answers every wire format (Gemini, OpenAI Chat
-Completions and Responses, Anthropic) from a script or a rule-based
+Completions and Responses, Anthropic), at the providers' own addresses and
+at the clouds' (Azure OpenAI, Vertex AI, Amazon Bedrock), from a script or a rule-based
 responder, injects the faults it is given, and counts every request per
 provider endpoint, so a test can assert exactly how many requests the
 official SDK sent. Run it inside the test's event loop
@@ -20,6 +21,8 @@ from collections.abc import Generator, Iterable, Sequence
 
 from ..._json import is_object
 from ._anthropic import AnthropicDialect
+from ._clouds import AzureOpenAIDialect, VertexGeminiDialect
+from ._clouds_anthropic import BedrockAnthropicDialect, VertexAnthropicDialect
 from ._dialect import Dialect, WireError
 from ._faults import Fault, FaultPlan
 from ._gemini import GeminiDialect
@@ -71,7 +74,12 @@ class ProviderEmulator:
     ) -> None:
         self._chunk_delay = chunk_delay
         self._host, self._port = host, port
+        # A cloud's dialect comes before its provider's: its route is the narrower.
         self._dialects: list[Dialect] = [
+            AzureOpenAIDialect(),
+            VertexGeminiDialect(),
+            VertexAnthropicDialect(),
+            BedrockAnthropicDialect(),
             OpenAIDialect(),
             ResponsesDialect(),
             AnthropicDialect(),
@@ -122,6 +130,11 @@ class ProviderEmulator:
             "GOOGLE_GEMINI_BASE_URL": self.base_url,
             "GEMINI_BASE_URL": self.base_url,
             "GOOGLE_API_KEY": key,
+            "AZURE_OPENAI_ENDPOINT": self.base_url,
+            "AZURE_OPENAI_API_KEY": key,
+            "GOOGLE_VERTEX_BASE_URL": self.base_url,
+            "ANTHROPIC_VERTEX_BASE_URL": f"{self.base_url}/v1",
+            "ANTHROPIC_BEDROCK_BASE_URL": self.base_url,
         }
 
     # -- what the tests look at --------------------------------------------------
@@ -241,6 +254,8 @@ class ProviderEmulator:
             model=route.model or "",
             stream=bool(route.stream),
             headers=dict(http.headers),
+            path=http.path,
+            query=http.query,
         )
         self.requests.append(request)
         try:
@@ -288,6 +303,7 @@ class ProviderEmulator:
         headers = http.headers
         return key in (
             headers.get("x-api-key"),
+            headers.get("api-key"),
             headers.get("x-goog-api-key"),
             headers.get("authorization", "").removeprefix("Bearer ").strip(),
             next(iter(http.query.get("key", [])), None),
